@@ -1,0 +1,213 @@
+"""Decoding: each instruction becomes an :class:`Op` with its operands pre-resolved to fast readers and
+writers over the interpreter's register arrays.
+
+An Op is also the execution context (``ctx``) that ``mem`` and ``sync`` semantics receive: it offers
+:meth:`Op.src` / :meth:`Op.dst` for operands by position, :meth:`Op.addresses` for an address operand,
+:meth:`Op.access` to turn addresses into checked buffer offsets, and :meth:`Op.fail` for a kernel error.
+Registers hold raw bits (:mod:`isa.ptxtypes`); every write records which lanes have been written so a
+read of a never-written register is an error rather than garbage.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import opcodes, ptxtypes
+from .memory import Fault
+from .program import Addr, Imm, Pair, Reg, Sym, Vec
+
+SPECIAL_PREFIXES = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid",
+                    "%nsmid", "%gridid", "%clock", "%clock64", "%globaltimer", "%lanemask_eq", "%lanemask_lt",
+                    "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%dynamic_smem_size",
+                    "%total_smem_size")
+
+
+class DecodeError(Exception):
+    """An instruction the interpreter cannot run as written (bad operand for its opcode)."""
+
+
+def is_special(name: str) -> bool:
+    return name.split(".")[0] in SPECIAL_PREFIXES
+
+
+def flatten(ops) -> list:
+    """Operands with Pair and Vec expanded into their elements."""
+    out = []
+    for op in ops:
+        if isinstance(op, Pair):
+            out += [op.first, op.second]
+        elif isinstance(op, Vec):
+            out += list(op.items)
+        else:
+            out.append(op)
+    return out
+
+
+def imm_value(op: Imm, ptype: str):
+    """An immediate as a numpy scalar of ``ptype`` (integers wrap; PTX float literals used as bits)."""
+    dt = ptxtypes.DTYPES[ptype]
+    v = op.value
+    if ptype == "pred":
+        return np.bool_(v != 0)
+    if isinstance(v, float) and dt.kind in "iu":
+        if op.text.lstrip("-")[:2] in ("0f", "0F", "0d", "0D"):
+            raw = np.array([v], np.float32 if op.text.lstrip("-")[1] in "fF" else np.float64)
+            return ptxtypes.as_type(raw.view(ptxtypes.BITS[raw.itemsize]), ptype)[0]
+        v = int(v)
+    if dt.kind in "iu":
+        bits = 8 * dt.itemsize
+        return np.array([v & ((1 << bits) - 1)], ptxtypes.BITS[dt.itemsize]).view(dt)[0]
+    return dt.type(v)
+
+
+class Op:
+    """One decoded instruction (see module docstring)."""
+
+    def __init__(self, ins, index: int, prog):
+        self.ins, self.index, self.prog = ins, index, prog
+        self.fam = opcodes.family(ins.opcode)
+        self.kind = self.fam.kind
+        self.loc = ins.loc
+        self.guard = None
+        if ins.guard is not None:
+            self.guard = (prog.reg_id(ins.guard.name), ins.guard.neg, ins.guard.name)
+        self.st = None
+        self.active = None
+        self.full = False
+        self.readers = self.writers = ()
+        if self.kind == "alu":
+            self._decode_alu()
+
+    # -- alu
+    def _decode_alu(self):
+        ins, nd = self.ins, self.fam.ndst
+        dst_t, src_t = self.fam.types(ins)
+        dsts, srcs = flatten(ins.operands[:nd]), flatten(ins.operands[nd:])
+        if len(dsts) != len(dst_t) or len(srcs) != len(src_t):
+            raise DecodeError(f"'{ins.text()}': expected {len(dst_t)} destination and {len(src_t)} source "
+                              f"operand(s)")
+        self.readers = tuple(self.reader(op, t) for op, t in zip(srcs, src_t))
+        self.writers = tuple(self.writer(op, t) for op, t in zip(dsts, dst_t))
+        self.single = len(self.writers) == 1
+        self.sem = self.fam.semantics
+
+    def run_alu(self, st, active, full):
+        vals = [r(st, active) for r in self.readers]
+        res = self.sem(self.ins, *vals)
+        if self.single:
+            self.writers[0](st, res, active, full)
+        else:
+            for w, v in zip(self.writers, res):
+                w(st, v, active, full)
+
+    # -- operand access
+    def reader(self, op, ptype: str):
+        """A function ``(state, active) -> array`` reading ``op`` as ``ptype`` (full width)."""
+        prog = self.prog
+        if isinstance(op, Imm):
+            value = imm_value(op, ptype)
+            return lambda st, active: value
+        if isinstance(op, Sym):
+            if op.name in prog.globals:      # module variables move with each launch's allocations
+                name, ins = op.name, self.ins
+                return lambda st, active: imm_value(Imm(prog.symbol_address(name, ins), name), ptype)
+            value = imm_value(Imm(prog.symbol_address(op.name, self.ins), op.name), ptype)
+            return lambda st, active: value
+        if isinstance(op, Reg):
+            if op.name == "_":
+                raise DecodeError("the sink '_' cannot be read")
+            if is_special(op.name):
+                name = op.name
+                return lambda st, active: ptxtypes.as_type(st.special(name), ptype)
+            rid, neg, name = prog.reg_id(op.name), op.neg, op.name
+
+            def read(st, active):
+                if st.written[rid] is not True:
+                    st.check_written(rid, active, name, self)
+                v = ptxtypes.as_type(st.regs[rid], ptype)
+                return ~v if neg else v
+            return read
+        raise DecodeError(f"operand '{op}' cannot be used as a value here")
+
+    def writer(self, op, ptype: str):
+        """A function ``(state, values, active, full)`` storing typed ``values`` into register ``op``."""
+        if not isinstance(op, Reg) or op.neg or is_special(op.name):
+            raise DecodeError(f"'{op}' cannot be a destination")
+        if op.name == "_":
+            return lambda st, values, active, full: None
+        rid = self.prog.reg_id(op.name)
+        signed = ptxtypes.is_signed(ptype)
+        dtype = self.prog.reg_dtype(rid)
+
+        def write(st, values, active, full):
+            bits = ptxtypes.to_bits(np.asarray(values), dtype, signed)
+            reg = st.regs[rid]
+            if full:
+                reg[...] = bits
+                st.written[rid] = True
+            else:
+                np.copyto(reg, bits, where=active)
+                st.mark_written(rid, active)
+        return write
+
+    # -- context used by mem / sync semantics
+    def src(self, i: int, ptype: str):
+        """Operand ``i`` (by position in the instruction, Vec elements not expanded) as ``ptype``."""
+        return self.reader(self.ins.operands[i], ptype)(self.st, self.active)
+
+    def src_items(self, i: int, ptype: str) -> list:
+        """Elements of a (possibly vector) source operand ``i``."""
+        return [self.reader(op, ptype)(self.st, self.active) for op in flatten([self.ins.operands[i]])]
+
+    def dst(self, i: int, values, ptype: str, lanes=None) -> None:
+        """Write ``values`` into destination operand ``i`` (a Vec takes a list). With ``lanes``, values
+        are compressed: one per index in ``lanes``."""
+        ops = flatten([self.ins.operands[i]])
+        vals = values if isinstance(self.ins.operands[i], Vec) else [values]
+        for op, v in zip(ops, vals):
+            if lanes is None:
+                self.writer(op, ptype)(self.st, v, self.active, self.full)
+            else:
+                self.write_lanes(op, ptype, lanes, v)
+
+    def write_lanes(self, op, ptype: str, lanes: np.ndarray, values) -> None:
+        if op.name == "_":
+            return
+        rid = self.prog.reg_id(op.name)
+        reg = self.st.regs[rid]
+        reg[lanes] = ptxtypes.to_bits(np.asarray(values), reg.dtype, ptxtypes.is_signed(ptype))
+        if self.full:
+            self.st.written[rid] = True
+        else:
+            self.st.mark_written(rid, self.active)
+
+    def lanes(self) -> np.ndarray:
+        return np.flatnonzero(self.active)
+
+    def addresses(self, i: int, lanes: np.ndarray) -> np.ndarray:
+        """uint64 addresses of address operand ``i`` for ``lanes``."""
+        op = self.ins.operands[i]
+        if not isinstance(op, Addr):
+            raise DecodeError(f"operand {i + 1} of '{self.ins.text()}' must be an address [..]")
+        base = op.base
+        if isinstance(base, Reg):
+            bits = self.reader(base, "u64" if self.prog.reg_dtype(self.prog.reg_id(base.name)).itemsize == 8
+                               else "u32")(self.st, self.active)
+            addr = bits[lanes].astype(np.uint64)
+        elif isinstance(base, Sym):
+            addr = np.full(lanes.size, self.prog.symbol_address(base.name, self.ins), np.uint64)
+        else:
+            addr = np.zeros(lanes.size, np.uint64)
+        return addr + np.uint64(op.offset & 0xFFFF_FFFF_FFFF_FFFF)
+
+    def access(self, space: str, addr: np.ndarray, lanes: np.ndarray, nbytes: int) -> np.ndarray:
+        """Checked byte offsets into ``space``'s buffer; a bad address is a kernel error."""
+        try:
+            return self.st.spaces.locate(space, addr, lanes, nbytes)
+        except Fault as f:
+            bad = lanes[f.lanes]
+            first = int(addr[f.lanes[0]])
+            raise self.st.error(f"{f.message} at address {first:#x}", bad, self) from None
+
+    def fail(self, message: str, lanes: np.ndarray):
+        """A kernel error naming ``lanes`` (absolute lane indices)."""
+        return self.st.error(message, lanes, self)

@@ -1,0 +1,219 @@
+"""Execution of one batch of blocks: register state, special registers and the SIMT stack.
+
+Life of an instruction: the top of the reconvergence stack names a pc and a lane mask; the guard
+predicate (if any) narrows the mask to the active lanes; the decoded :class:`~isa.decode.Op` runs over
+all lanes at once (ALU) or over the active lanes (memory, warp-synchronous ops); the pc advances. A
+branch that splits the lanes pushes the two sides, each running until the branch's reconvergence pc;
+``exit`` removes lanes everywhere; ``bar.sync`` checks that each block that reaches it is complete.
+Each warp's instruction count is kept (a warp counts an instruction when any of its lanes is in the
+mask), and a warp over the budget stops the run as a runaway.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .decode import DecodeError
+from .errors import KernelError
+from .memory import Spaces
+
+_END = object()
+
+
+class Entry:
+    """A SIMT stack entry: lanes in ``mask`` run from ``pc`` until ``rpc``; ``full``: mask == all live."""
+    __slots__ = ("pc", "rpc", "mask", "full", "warps", "count")
+
+    def __init__(self, pc, rpc, mask, full, warps):
+        self.pc, self.rpc, self.mask, self.full, self.warps, self.count = pc, rpc, mask, full, warps, 0
+
+
+class Batch:
+    """Consecutive blocks ``first .. first+count-1`` executing together."""
+
+    def __init__(self, prog, grid3, block3, first, count, shared_total, dynamic, gmem, const, params, budget):
+        self.prog, self.grid3, self.block3, self.first, self.count = prog, grid3, block3, first, count
+        self.budget = budget
+        tpb = block3[0] * block3[1] * block3[2]
+        self.lpb = -(-tpb // 32) * 32
+        n = self.nlanes = count * self.lpb
+        self.regs = [np.zeros(n, dt) for dt in prog.reg_dtypes]
+        self.written = [None] * len(self.regs)
+        lane_in_block = np.tile(np.arange(self.lpb, dtype=np.uint32), count)
+        self.block_slot = np.repeat(np.arange(count, dtype=np.int64), self.lpb)
+        self.live = np.tile(np.arange(self.lpb) < tpb, count)
+        self.spaces = Spaces(gmem, count, shared_total, self.lpb, prog.local_bytes, const, params)
+        self.steps = 0
+        self.warp_counts = np.zeros(n // 32, np.int64)
+        self._special = self._make_special(lane_in_block, tpb, shared_total, dynamic)
+
+    # ---------------------------------------------------------------- special registers
+    def _make_special(self, lane_in_block, tpb, shared_total, dynamic) -> dict:
+        bx, by, bz = self.block3
+        gx, gy, gz = self.grid3
+        tid = np.minimum(lane_in_block, tpb - 1)
+        blk = (self.first + self.block_slot).astype(np.uint32)
+        lane = lane_in_block % 32
+        n = self.nlanes
+        sp = {
+            "%tid.x": tid % bx, "%tid.y": tid // bx % by, "%tid.z": tid // (bx * by),
+            "%ctaid.x": blk % gx, "%ctaid.y": blk // gx % gy, "%ctaid.z": blk // (gx * gy),
+            "%laneid": lane, "%warpid": lane_in_block // 32,
+            "%lanemask_eq": np.uint32(1) << lane,
+            "%lanemask_lt": (np.uint32(1) << lane) - np.uint32(1),
+        }
+        sp["%lanemask_le"] = sp["%lanemask_lt"] | sp["%lanemask_eq"]
+        sp["%lanemask_gt"] = ~sp["%lanemask_le"]
+        sp["%lanemask_ge"] = ~sp["%lanemask_lt"]
+        consts = {"%ntid.x": bx, "%ntid.y": by, "%ntid.z": bz, "%nctaid.x": gx, "%nctaid.y": gy,
+                  "%nctaid.z": gz, "%nwarpid": self.lpb // 32, "%smid": 0, "%nsmid": 1, "%gridid": 0,
+                  "%dynamic_smem_size": dynamic, "%total_smem_size": shared_total}
+        for name, v in consts.items():
+            sp[name] = np.full(n, v, np.uint32)
+        return {k: np.ascontiguousarray(v, dtype=np.uint32) for k, v in sp.items()}
+
+    def special(self, name: str) -> np.ndarray:
+        if name in self._special:
+            return self._special[name]
+        if name in ("%clock", "%clock64", "%globaltimer"):
+            dt = np.uint32 if name == "%clock" else np.uint64
+            return np.full(self.nlanes, self.steps, dt)
+        for suffix in (".x", ".y", ".z"):
+            if name + suffix in self._special and suffix == ".x":
+                return self._special[name + suffix]
+        raise KernelError(f"unknown special register {name}", self.prog.kernel.name)
+
+    # ---------------------------------------------------------------- register tracking
+    def mark_written(self, rid: int, active: np.ndarray) -> None:
+        w = self.written[rid]
+        if w is True:
+            return
+        w = active.copy() if w is None else (w | active)
+        self.written[rid] = True if not (self.live & ~w).any() else w
+
+    def check_written(self, rid: int, active: np.ndarray, name: str, op) -> None:
+        w = self.written[rid]
+        bad = active if w is None else active & ~w
+        if bad.any():
+            raise self.error(f"register {name} is read before it was ever written", np.flatnonzero(bad), op)
+
+    # ---------------------------------------------------------------- errors
+    def thread_of(self, lane: int) -> tuple:
+        return tuple(int(self._special[f"%tid.{a}"][lane]) for a in "xyz")
+
+    def block_of(self, lane: int) -> tuple:
+        return tuple(int(self._special[f"%ctaid.{a}"][lane]) for a in "xyz")
+
+    def error(self, message: str, lanes, op=None) -> KernelError:
+        lanes = np.asarray(lanes)
+        block = self.block_of(int(lanes[0])) if lanes.size else None
+        same = [int(x) for x in lanes if self.block_of(int(x)) == block] if lanes.size else []
+        threads = [self.thread_of(x) for x in same]
+        ins = op.ins.text() if op is not None else ""
+        loc = op.loc if op is not None else None
+        return KernelError(message, self.prog.kernel.name, block, threads, ins, loc)
+
+    # ---------------------------------------------------------------- the SIMT loop
+    def _entry(self, pc, rpc, mask, full) -> Entry:
+        return Entry(pc, rpc, mask, full, mask.reshape(-1, 32).any(axis=1))
+
+    def _flush(self, e: Entry) -> None:
+        if e.count:
+            self.warp_counts += e.warps * e.count
+            e.count = 0
+            if self.warp_counts.max() > self.budget:
+                over = np.flatnonzero(self.warp_counts > self.budget)
+                lanes = np.flatnonzero(np.repeat(self.warp_counts > self.budget, 32) & e.mask)
+                raise self.error(f"instruction budget exceeded: warp(s) {list(over[:8] % (self.lpb // 32))} "
+                                 f"executed more than {self.budget} instructions (a runaway loop? raise "
+                                 f"max_instructions if the kernel is really this long)",
+                                 lanes if lanes.size else np.flatnonzero(e.mask), self.prog.ops[e.pc]
+                                 if e.pc < len(self.prog.ops) else None)
+
+    def run(self) -> int:
+        ops, n_ops = self.prog.ops, len(self.prog.ops)
+        stack = [self._entry(0, n_ops, self.live.copy(), True)]
+        check_every = min(4096, self.budget + 1)
+        while stack:
+            e = stack[-1]
+            if e.pc >= e.rpc or e.pc >= n_ops:
+                self._pop(stack, n_ops)
+                continue
+            op = ops[e.pc]
+            e.count += 1
+            self.steps += 1
+            if e.count >= check_every:
+                self._flush(e)
+            if op.guard is None:
+                active, full = e.mask, e.full
+            else:
+                rid, neg, name = op.guard
+                if self.written[rid] is not True:
+                    self.check_written(rid, e.mask, name, op)
+                g = self.regs[rid]
+                active, full = (e.mask & ~g if neg else e.mask & g), False
+            kind = op.kind
+            if kind == "alu":
+                op.run_alu(self, active, full)
+                e.pc += 1
+            elif kind == "ctrl":
+                self._control(stack, e, op, active, n_ops)
+            else:
+                if active is not e.mask and not active.any():
+                    e.pc += 1
+                    continue
+                op.st, op.active, op.full = self, active, full
+                try:
+                    op.fam.semantics(op.ins, op)
+                except DecodeError as err:
+                    raise self.error(str(err), np.flatnonzero(active), op) from None
+                e.pc += 1
+        return int(self.warp_counts.sum())
+
+    def _pop(self, stack, n_ops) -> None:
+        e = stack.pop()
+        self._flush(e)
+        if e.pc >= n_ops and e.rpc >= n_ops:    # fell off the end of the kernel: those lanes are done
+            self._exit_lanes(stack, e.mask.copy())
+
+    def _control(self, stack, e: Entry, op, active, n_ops) -> None:
+        name = op.ins.opcode
+        if name == "bra":
+            self._branch(stack, e, op, active, n_ops)
+        elif name in ("exit", "ret"):
+            self._exit_lanes(stack, active.copy(), e)
+        elif name == "trap":
+            raise self.error("trap instruction executed", np.flatnonzero(active), op)
+        else:
+            raise self.error(f"unhandled control instruction {name}", np.flatnonzero(active), op)
+
+    def _branch(self, stack, e: Entry, op, active, n_ops) -> None:
+        target = self.prog.targets[op.index]
+        if op.guard is None:
+            e.pc = target
+            return
+        taken = active
+        rest = e.mask & ~taken
+        if not taken.any():
+            e.pc += 1
+            return
+        if not rest.any():
+            e.pc = target
+            return
+        rpc = self.prog.rpc.get(op.index, n_ops)
+        self._flush(e)
+        if rpc == e.rpc:
+            stack.pop()            # the entry below already waits at rpc with these lanes
+        else:
+            e.pc = rpc
+        for pc, mask in ((op.index + 1, rest), (target, taken)):
+            if pc != rpc:
+                stack.append(self._entry(pc, rpc, mask, False))
+
+    def _exit_lanes(self, stack, lanes: np.ndarray, current: Entry = None) -> None:
+        self.live &= ~lanes
+        if current is not None:
+            current.pc += 1
+        for s in stack:
+            s.mask &= ~lanes
+        while stack and not stack[-1].mask.any():
+            self._flush(stack.pop())

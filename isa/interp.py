@@ -1,0 +1,239 @@
+"""The functional interpreter: ``isa.run(kernel, grid, block, args)`` runs a whole grid, warp-wide.
+
+Life of a launch: :func:`run` checks the launch (dimensions, arguments, shared memory), copies each
+numpy array into flat device memory (:class:`~isa.memory.GlobalMemory`) and lays out the parameter
+buffer. Blocks then run in *batches* of consecutive blocks whose threads execute together: every
+instruction is one set of numpy operations over all lanes of the batch (lanes of a block padded to whole
+warps), with an active mask. Divergence is handled with one SIMT reconvergence stack per batch: a
+divergent branch splits the lanes, runs the taken side then the other, and the two meet again at the
+branch's immediate post-dominator (:mod:`isa.cfg`). Seen from any one warp this is exactly per-warp
+IPDOM execution; warps, and blocks of a batch, are simply interleaved instruction by instruction, which
+only a data race could observe. A barrier must be reached by every live thread of each block that
+reaches it, or it is a deadlock (an error naming the warps). After the last batch the arrays are copied
+back. On any :class:`~isa.errors.KernelError` the caller's arrays are left as they were.
+
+Atomics apply lane by lane in ascending global thread order within an instruction, instructions in
+execution order; concurrent plain stores to one address keep the highest lane's value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import ptxtypes
+from .decode import Op
+from .engine import Batch
+from .errors import KernelError
+from .layout import align_up, layout
+from .memory import GLOBAL_BASE, GlobalMemory
+from .program import Kernel
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIMS = (1024, 1024, 64)
+MAX_GRID_DIMS = (2 ** 31 - 1, 65535, 65535)
+#: default shared-memory limit per block: the H100's 227 KB opt-in maximum
+MAX_SHARED_BYTES = 227 * 1024
+#: default instruction budget: warp-instructions any one warp may execute
+MAX_INSTRUCTIONS = 10_000_000
+#: lanes executed together in one batch of blocks (at least one whole block)
+BATCH_LANES = 16384
+
+
+class Program:
+    """A kernel prepared for execution: register ids, symbol addresses and decoded instructions."""
+
+    def __init__(self, kernel: Kernel, globals_=()):
+        from .cfg import reconvergence_points
+        self.kernel = kernel
+        self.reg_types = kernel.register_types()
+        self.reg_index = {name: i for i, name in enumerate(self.reg_types)}
+        self.reg_dtypes = [ptxtypes.storage_dtype(t) for t in self.reg_types.values()]
+        self.shared_offsets, self.static_shared = layout(kernel.shared_vars())
+        self.local_offsets, self.local_bytes = layout([v for v in kernel.vars if v.space == "local"])
+        self.param_offsets, off = {}, 0
+        for p in kernel.params:
+            a = p.align or ptxtypes.size(p.type)
+            off = align_up(off, a)
+            self.param_offsets[p.name] = off
+            off += p.size
+        self.param_bytes = max(off, 8)
+        self.globals = {v.name: v for v in globals_}
+        self.const_offsets, self.const_bytes = layout([v for v in globals_ if v.space == "const"])
+        self.global_addresses: dict = {}     # module .global variables, set per launch
+        self.rpc = reconvergence_points(kernel)
+        self.targets = {i: kernel.labels.get(ins.operands[-1].name) for i, ins in enumerate(kernel.body)
+                        if ins.opcode == "bra"}
+        for i, t in self.targets.items():
+            if t is None:
+                raise KernelError(f"branch to undefined label {kernel.body[i].operands[-1].name}",
+                                  kernel.name, instruction=kernel.body[i].text(), loc=kernel.body[i].loc)
+        self.ops = [Op(ins, i, self) for i, ins in enumerate(kernel.body)]
+
+    def reg_id(self, name: str) -> int:
+        try:
+            return self.reg_index[name]
+        except KeyError:
+            raise KernelError(f"register {name} is not declared", self.kernel.name) from None
+
+    def reg_dtype(self, rid: int) -> np.dtype:
+        return self.reg_dtypes[rid]
+
+    def symbol_address(self, name: str, ins) -> int:
+        """Address of a variable or parameter named in an instruction, in its own state space."""
+        for table in (self.shared_offsets, self.local_offsets, self.param_offsets, self.const_offsets,
+                      self.global_addresses):
+            if name in table:
+                return table[name]
+        raise KernelError(f"unknown symbol {name}", self.kernel.name, instruction=ins.text(), loc=ins.loc)
+
+
+def _dims(value, what: str, limits) -> tuple:
+    dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) for d in dims):
+        raise KernelError(f"invalid launch: {what} must be an int or a tuple of 1-3 ints, got {value!r}")
+    dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+    for axis, d, lim in zip("xyz", dims, limits):
+        if d < 1:
+            raise KernelError(f"invalid launch: {what}.{axis} = {d}; dimensions must be at least 1")
+        if d > lim:
+            raise KernelError(f"invalid launch: {what}.{axis} = {d} exceeds the maximum {lim}")
+    return dims
+
+
+def _pack_params(prog: Program, args, kernel: Kernel) -> tuple:
+    """Lay out the parameter buffer; returns (buffer, [(allocation index, array) ...], global sizes)."""
+    params = kernel.params
+    if len(args) != len(params):
+        names = ", ".join(p.name for p in params)
+        raise KernelError(f"invalid launch: {len(params)} argument(s) expected ({names}), got {len(args)}",
+                          kernel.name)
+    arrays, slots = [], []
+    for i, (p, a) in enumerate(zip(params, args)):
+        if isinstance(a, np.ndarray):
+            if p.type not in ("u64", "s64", "b64"):
+                raise KernelError(f"invalid launch: argument {i} ({p.name}) is .{p.type}: pass a scalar, "
+                                  f"not an array", kernel.name)
+            for j, other in enumerate(arrays):
+                if other is not a and np.shares_memory(other, a):
+                    raise KernelError(f"invalid launch: argument {i} ({p.name}) overlaps another array "
+                                      f"argument; pass the same array object or separate arrays", kernel.name)
+            k = next((j for j, other in enumerate(arrays) if other is a), None)
+            if k is None:
+                arrays.append(a)
+                k = len(arrays) - 1
+            slots.append(("array", k))
+        else:
+            slots.append(("scalar", _scalar(p, a, i, kernel)))
+    return arrays, slots
+
+
+def _scalar(p, a, i: int, kernel: Kernel):
+    if p.count:
+        raise KernelError(f"invalid launch: argument {i} ({p.name}) is a byte array parameter; "
+                          f"not supported", kernel.name)
+    dt = ptxtypes.DTYPES[p.type]
+    if isinstance(a, (bool, np.bool_)):
+        a = int(a)
+    if dt.kind == "f":
+        if not isinstance(a, (int, float, np.integer, np.floating)):
+            raise KernelError(f"invalid launch: argument {i} ({p.name}) is .{p.type}: expected a number, "
+                              f"got {type(a).__name__}", kernel.name)
+        return np.array([a], dt)
+    if not isinstance(a, (int, np.integer)):
+        raise KernelError(f"invalid launch: argument {i} ({p.name}) is .{p.type}: expected an integer, "
+                          f"got {type(a).__name__} {a!r}", kernel.name)
+    bits = 8 * dt.itemsize
+    lo = -(1 << (bits - 1)) if dt.kind == "i" or p.type.startswith("b") else 0
+    hi = (1 << bits) - 1 if dt.kind == "u" else (1 << (bits - 1)) - 1
+    if p.type.startswith("b"):
+        hi = (1 << bits) - 1
+    if not lo <= int(a) <= hi:
+        raise KernelError(f"invalid launch: argument {i} ({p.name}) = {a} does not fit in .{p.type}",
+                          kernel.name)
+    return np.array([int(a) & ((1 << bits) - 1)], ptxtypes.BITS[dt.itemsize]).view(dt)
+
+
+def _const_buffer(prog: Program, globals_) -> np.ndarray:
+    buf = np.zeros(max(align_up(prog.const_bytes, 8), 8), np.uint8)
+    for v in globals_:
+        if v.space == "const" and v.init:
+            data = np.array(v.init, ptxtypes.DTYPES[v.type]).tobytes()
+            off = prog.const_offsets[v.name]
+            buf[off:off + len(data)] = np.frombuffer(data, np.uint8)[: v.size]
+    return buf
+
+
+_cache: dict = {}
+
+
+def prepare(kernel: Kernel, globals_=()) -> Program:
+    """Decode ``kernel`` once (cached per kernel object)."""
+    key = (id(kernel), tuple(id(g) for g in globals_))
+    hit = _cache.get(key)
+    if hit is None or hit[0] is not kernel:
+        hit = (kernel, Program(kernel, globals_))
+        _cache[key] = hit
+    return hit[1]
+
+
+def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions: int = MAX_INSTRUCTIONS,
+        max_shared_bytes: int = MAX_SHARED_BYTES, module=None) -> dict:
+    """Run ``kernel`` over the whole grid; arrays in ``args`` receive the results.
+
+    ``grid``/``block``: an int or a tuple of up to 3 ints. ``args``: numpy arrays for pointer parameters
+    (copied into device memory and back), Python or numpy scalars for the others. ``shared_bytes``:
+    dynamic shared memory per block. ``max_instructions``: the most warp-instructions one warp may execute
+    before the run stops as a runaway. Returns counts: ``{"warp_instructions": ..., "blocks": ...}``.
+    """
+    if not isinstance(kernel, Kernel):
+        raise KernelError(f"isa.run expects a Kernel (module[name] or module.find(part)), got "
+                          f"{type(kernel).__name__}")
+    grid3 = _dims(grid, "grid", MAX_GRID_DIMS)
+    block3 = _dims(block, "block", MAX_BLOCK_DIMS)
+    tpb = block3[0] * block3[1] * block3[2]
+    if tpb > MAX_THREADS_PER_BLOCK:
+        raise KernelError(f"invalid launch: {tpb} threads per block exceeds the maximum "
+                          f"{MAX_THREADS_PER_BLOCK}", kernel.name)
+    globals_ = tuple(module.globals) if module is not None else ()
+    prog = prepare(kernel, globals_)
+    if shared_bytes < 0:
+        raise KernelError(f"invalid launch: shared_bytes = {shared_bytes} is negative", kernel.name)
+    total_shared = align_up(prog.static_shared, 16) + shared_bytes if shared_bytes else prog.static_shared
+    if total_shared > max_shared_bytes:
+        raise KernelError(f"invalid launch: {total_shared} bytes of shared memory per block "
+                          f"({prog.static_shared} static + {shared_bytes} dynamic) exceed the limit of "
+                          f"{max_shared_bytes}", kernel.name)
+    args = tuple(args)
+    arrays, slots = _pack_params(prog, args, kernel)
+    gvars = [v for v in globals_ if v.space == "global"]
+    gmem = GlobalMemory([a.nbytes for a in arrays] + [v.size for v in gvars])
+    for k, a in enumerate(arrays):
+        gmem.write(k, np.ascontiguousarray(a).tobytes())
+    prog.global_addresses = {v.name: gmem.address(len(arrays) + j) for j, v in enumerate(gvars)}
+    for j, v in enumerate(gvars):
+        if v.init:
+            gmem.write(len(arrays) + j, np.array(v.init, ptxtypes.DTYPES[v.type]).tobytes()[: v.size])
+    params = np.zeros(align_up(prog.param_bytes, 8), np.uint8)
+    for p, (kind, val) in zip(kernel.params, slots):
+        data = np.array([gmem.address(val)], np.uint64) if kind == "array" else val
+        raw = np.frombuffer(data.tobytes(), np.uint8)
+        off = prog.param_offsets[p.name]
+        params[off:off + raw.size] = raw
+    const = _const_buffer(prog, globals_)
+    counts = _run_grid(prog, grid3, block3, total_shared, shared_bytes, gmem, const, params, max_instructions)
+    for k, a in enumerate(arrays):
+        result = np.frombuffer(gmem.read(k), a.dtype).reshape(a.shape)
+        np.copyto(a, result)
+    return counts
+
+
+def _run_grid(prog, grid3, block3, shared_total, dynamic, gmem, const, params, budget) -> dict:
+    nblocks = grid3[0] * grid3[1] * grid3[2]
+    tpb = block3[0] * block3[1] * block3[2]
+    lanes_per_block = align_up(tpb, 32)
+    per_batch = max(1, min(nblocks, BATCH_LANES // lanes_per_block))
+    total = 0
+    for first in range(0, nblocks, per_batch):
+        count = min(per_batch, nblocks - first)
+        batch = Batch(prog, grid3, block3, first, count, shared_total, dynamic, gmem, const, params, budget)
+        total += batch.run()
+    return {"warp_instructions": total, "blocks": nblocks, "global_base": GLOBAL_BASE}
