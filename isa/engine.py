@@ -135,7 +135,7 @@ class Batch:
         check_every = min(4096, self.budget + 1)
         while stack:
             e = stack[-1]
-            if e.pc >= e.rpc or e.pc >= n_ops:
+            if e.pc == e.rpc or e.pc >= n_ops:
                 self._pop(stack, n_ops)
                 continue
             op = ops[e.pc]

@@ -101,12 +101,12 @@ def latency_of(ins) -> str:
 def validate(ins) -> None:
     """Raise :class:`OpcodeError` if the table does not accept ``ins``."""
     fam = family(ins.opcode)
+    if fam.check is not None:
+        fam.check(ins)
     n = len(ins.operands)
     if n - fam.ndst not in fam.nsrc or n < fam.ndst:
         counts = " or ".join(str(fam.ndst + k) for k in fam.nsrc)
         raise OpcodeError(f"'{ins.name}' takes {counts} operands ({fam.signature}), got {n}")
-    if fam.check is not None:
-        fam.check(ins)
 
 
 # ---------------------------------------------------------------- helpers for entries

@@ -242,6 +242,9 @@ class _Parser:
             directives.append((d, tuple(vals)))
         body = _Body(self, name)
         body.block()
+        for label, tok in body.branches:
+            if label not in body.labels:
+                raise self.error(f"branch to undefined label {label}", tok)
         kernel = Kernel(name, tuple(params), tuple(body.regs.values()), tuple(body.vars), (), {},
                         visible, tuple(directives))
         self.pending.append((kernel, body))
@@ -289,6 +292,7 @@ class _Body:
         self.vars: list = []
         self.instructions: list = []
         self.labels: dict = {}
+        self.branches: list = []      # (label, token) of each bra, checked when the body is complete
         self.loc = None
 
     def block(self):
@@ -331,7 +335,8 @@ class _Body:
         if not ptxtypes.is_type(ptype):
             raise p.error(f"'{type_tok.text}' is not a register type", type_tok)
         while True:
-            name_tok = p.expect_kind("reg", "a register name")
+            name_tok = p.tok if p.tok.kind == "ident" else p.expect_kind("reg", "a register name")
+            p.i += p.tok is name_tok
             count = None
             if p.accept("<"):
                 count = p.integer("a register count")
@@ -380,6 +385,8 @@ class _Body:
             opcodes.validate(ins)
         except opcodes.OpcodeError as e:
             raise p.error(str(e), op_tok) from None
+        if opcode == "bra":
+            self.branches.append((ins.operands[0].name, op_tok))
         self.instructions.append(ins)
 
     def operand(self):
@@ -403,8 +410,8 @@ class _Body:
             return Reg(t.text)
         if t.kind == "ident":
             p.next()
-            if t.text == "_":
-                return Reg("_")
+            if t.text == "_" or t.text in self.regs:
+                return Reg(t.text)
             return Sym(t.text)
         return self.immediate()
 

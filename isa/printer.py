@@ -27,7 +27,9 @@ def _num(x) -> str:
 
 
 def kernel_text(k: Kernel, files: dict = None) -> str:
-    """PTX text of one kernel. ``files`` (name -> index) is filled with the source files it mentions."""
+    """PTX text of one kernel. ``files`` (name -> index) is filled with the source files it mentions;
+    without it the text is self-contained: its ``.file`` table follows the kernel."""
+    standalone = files is None
     files = {} if files is None else files
     params = ",\n".join("\t.param " + (f".align {p.align} " if p.align else "") + f".{p.type} "
                         + (".ptr " if p.ptr else "") + p.name + (f"[{p.count}]" if p.count else "")
@@ -56,7 +58,13 @@ def kernel_text(k: Kernel, files: dict = None) -> str:
     for label in labels_at.get(len(k.body), ()):
         out.append(f"{label}:")
     out.append("}")
+    if standalone:
+        out += _file_table(files)
     return "\n".join(out) + "\n"
+
+
+def _file_table(files: dict) -> list:
+    return [f'.file\t{idx} "{name}"' for name, idx in files.items()]
 
 
 def module_text(m: Module) -> str:
@@ -66,6 +74,5 @@ def module_text(m: Module) -> str:
     out += [_var_text(v) for v in m.globals]
     for k in m.kernels.values():
         out.append(kernel_text(k, files))
-    for name, idx in files.items():
-        out.append(f'.file\t{idx} "{name}"')
+    out += _file_table(files)
     return "\n".join(out) + "\n"
