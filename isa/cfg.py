@@ -144,7 +144,7 @@ def max_live_registers(kernel: Kernel) -> int:
                 live_in[b] = live
                 changed = True
     best = 0
-    for b, blk in enumerate(blocks):
+    for blk in blocks:
         live = set().union(*(live_in[s] for s in blk.succs if s < len(blocks)))
         for i in range(blk.end - 1, blk.start - 1, -1):
             d, u = du[i]

@@ -72,17 +72,21 @@ def apply(op: str, view: np.ndarray, idx: np.ndarray, b: np.ndarray, c: np.ndarr
     return _bits(view, idx, b, code)
 
 
+_REFERENCE = {
+    "add": lambda o, b, c: o + b, "min": lambda o, b, c: min(o, b), "max": lambda o, b, c: max(o, b),
+    "exch": lambda o, b, c: b, "cas": lambda o, b, c: c if o == b else o,
+    "inc": lambda o, b, c: 0 if o >= b else o + 1, "dec": lambda o, b, c: b if o == 0 or o > b else o - 1,
+    "and": lambda o, b, c: o & b, "or": lambda o, b, c: o | b, "xor": lambda o, b, c: o ^ b,
+}
+
+
 def apply_reference(op: str, values: list, idx: list, b: list, c: list, wrap=None) -> list:
     """Plain-Python model of :func:`apply` on a list (``wrap`` reduces integer results, e.g. 2**32)."""
-    def fix(x):
-        return x % wrap if wrap else x
+    f = _REFERENCE[op]
     old = []
-    for j, bi, ci in zip(idx, b, c):
+    for j, bj, cj in zip(idx, b, c):
         o = values[j]
         old.append(o)
-        new = {"add": lambda: o + bi, "min": lambda: min(o, bi), "max": lambda: max(o, bi), "exch": lambda: bi,
-               "cas": lambda: ci if o == bi else o, "inc": lambda: 0 if o >= bi else o + 1,
-               "dec": lambda: bi if o == 0 or o > bi else o - 1, "and": lambda: o & bi,
-               "or": lambda: o | bi, "xor": lambda: o ^ bi}[op]()
-        values[j] = fix(new)
+        new = f(o, bj, cj)
+        values[j] = new % wrap if wrap else new
     return old

@@ -41,9 +41,10 @@ BATCH_LANES = 16384
 class Program:
     """A kernel prepared for execution: register ids, symbol addresses and decoded instructions."""
 
-    def __init__(self, kernel: Kernel, globals_=()):
+    def __init__(self, kernel: Kernel):
         from .cfg import reconvergence_points
         self.kernel = kernel
+        globals_ = self.module_vars = tuple(v for v in kernel.globals if v.space != "shared")
         self.reg_types = kernel.register_types()
         self.reg_index = {name: i for i, name in enumerate(self.reg_types)}
         self.reg_dtypes = [ptxtypes.storage_dtype(t) for t in self.reg_types.values()]
@@ -112,7 +113,7 @@ def _pack_params(prog: Program, args, kernel: Kernel) -> tuple:
             if p.type not in ("u64", "s64", "b64"):
                 raise KernelError(f"invalid launch: argument {i} ({p.name}) is .{p.type}: pass a scalar, "
                                   f"not an array", kernel.name)
-            for j, other in enumerate(arrays):
+            for other in arrays:
                 if other is not a and np.shares_memory(other, a):
                     raise KernelError(f"invalid launch: argument {i} ({p.name}) overlaps another array "
                                       f"argument; pass the same array object or separate arrays", kernel.name)
@@ -165,18 +166,17 @@ def _const_buffer(prog: Program, globals_) -> np.ndarray:
 _cache: dict = {}
 
 
-def prepare(kernel: Kernel, globals_=()) -> Program:
+def prepare(kernel: Kernel) -> Program:
     """Decode ``kernel`` once (cached per kernel object)."""
-    key = (id(kernel), tuple(id(g) for g in globals_))
-    hit = _cache.get(key)
+    hit = _cache.get(id(kernel))
     if hit is None or hit[0] is not kernel:
-        hit = (kernel, Program(kernel, globals_))
-        _cache[key] = hit
+        hit = (kernel, Program(kernel))
+        _cache[id(kernel)] = hit
     return hit[1]
 
 
 def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions: int = MAX_INSTRUCTIONS,
-        max_shared_bytes: int = MAX_SHARED_BYTES, module=None) -> dict:
+        max_shared_bytes: int = MAX_SHARED_BYTES) -> dict:
     """Run ``kernel`` over the whole grid; arrays in ``args`` receive the results.
 
     ``grid``/``block``: an int or a tuple of up to 3 ints. ``args``: numpy arrays for pointer parameters
@@ -193,8 +193,8 @@ def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions
     if tpb > MAX_THREADS_PER_BLOCK:
         raise KernelError(f"invalid launch: {tpb} threads per block exceeds the maximum "
                           f"{MAX_THREADS_PER_BLOCK}", kernel.name)
-    globals_ = tuple(module.globals) if module is not None else ()
-    prog = prepare(kernel, globals_)
+    prog = prepare(kernel)
+    globals_ = prog.module_vars
     if shared_bytes < 0:
         raise KernelError(f"invalid launch: shared_bytes = {shared_bytes} is negative", kernel.name)
     total_shared = align_up(prog.static_shared, 16) + shared_bytes if shared_bytes else prog.static_shared

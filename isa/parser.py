@@ -126,6 +126,7 @@ class _Parser:
         for kernel, body in self.pending:   # .file comes last: source locations resolve now
             kernel.body = tuple(self._resolve_loc(ins) for ins in body.instructions)
             kernel.labels = body.labels
+            kernel.globals = mod.globals
         return mod
 
     def _file(self):

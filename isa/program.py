@@ -201,6 +201,8 @@ class Kernel:
     labels: dict = field(default_factory=dict)
     visible: bool = True
     directives: tuple = ()           # performance directives, e.g. (('maxntid', (256, 1, 1)),)
+    #: module-level variables the kernel can name (set by the parser; printed with the module, not here)
+    globals: tuple = field(default=(), compare=False, repr=False)
 
     def __post_init__(self):
         self.params = tuple(self.params)
@@ -214,7 +216,8 @@ class Kernel:
 
     # -- queries used by the interpreter and the timing model
     def shared_vars(self) -> list:
-        return [v for v in self.vars if v.space == "shared"]
+        """Shared variables of the kernel, module-level ones (e.g. ``.extern .shared``) included."""
+        return [v for v in self.vars + self.globals if v.space == "shared"]
 
     def static_shared_bytes(self) -> int:
         """Bytes of static ``.shared`` storage (extern arrays excluded), laid out with alignment."""

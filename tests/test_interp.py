@@ -202,7 +202,7 @@ def test_const_variable_with_initializer():
             "mul.wide.u32 %rd5, %r1, 4; add.s64 %rd6, %rd1, %rd5; st.global.u32 [%rd6], %r3; ret; }")
     m = isa.parse(text)
     out = np.zeros(8, np.uint32)
-    isa.run(m["k"], 1, 8, (out,), module=m)
+    isa.run(m["k"], 1, 8, (out,))
     assert out.tolist() == [5, 6, 7, 8] * 2
 
 
