@@ -123,7 +123,7 @@ class Batch:
             if self.warp_counts.max() > self.budget:
                 over = np.flatnonzero(self.warp_counts > self.budget)
                 lanes = np.flatnonzero(np.repeat(self.warp_counts > self.budget, 32) & e.mask)
-                raise self.error(f"instruction budget exceeded: warp(s) {list(over[:8] % (self.lpb // 32))} "
+                raise self.error(f"instruction budget exceeded: warp(s) {(over[:8] % (self.lpb // 32)).tolist()} "
                                  f"executed more than {self.budget} instructions (a runaway loop? raise "
                                  f"max_instructions if the kernel is really this long)",
                                  lanes if lanes.size else np.flatnonzero(e.mask), self.prog.ops[e.pc]
