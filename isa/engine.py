@@ -205,9 +205,14 @@ class Batch:
             stack.pop()            # the entry below already waits at rpc with these lanes
         else:
             e.pc = rpc
+        done = None
         for pc, mask in ((op.index + 1, rest), (target, taken)):
             if pc != rpc:
                 stack.append(self._entry(pc, rpc, mask, False))
+            elif rpc in self.prog.exits:
+                done = mask      # an early return: these lanes would only exit, so they exit now
+        if done is not None:
+            self._exit_lanes(stack, done.copy())
 
     def _exit_lanes(self, stack, lanes: np.ndarray, current: Entry = None) -> None:
         self.live &= ~lanes

@@ -68,6 +68,11 @@ class Program:
                 raise KernelError(f"branch to undefined label {kernel.body[i].operands[-1].name}",
                                   kernel.name, instruction=kernel.body[i].text(), loc=kernel.body[i].loc)
         self.ops = [Op(ins, i, self) for i, ins in enumerate(kernel.body)]
+        #: pcs holding an unconditional exit/ret: lanes reconverging there have finished
+        self.exits = {i for i, ins in enumerate(kernel.body) if ins.opcode in ("exit", "ret") and ins.guard is None}
+        #: where dynamic shared memory starts: at the extern arrays (aligned), else after static variables
+        self.dynamic_base = max((self.shared_offsets[v.name] for v in kernel.shared_vars() if v.extern),
+                                default=align_up(self.static_shared, 16))
 
     def reg_id(self, name: str) -> int:
         try:
@@ -197,10 +202,10 @@ def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions
     globals_ = prog.module_vars
     if shared_bytes < 0:
         raise KernelError(f"invalid launch: shared_bytes = {shared_bytes} is negative", kernel.name)
-    total_shared = align_up(prog.static_shared, 16) + shared_bytes if shared_bytes else prog.static_shared
+    total_shared = prog.dynamic_base + shared_bytes if shared_bytes else prog.static_shared
     if total_shared > max_shared_bytes:
         raise KernelError(f"invalid launch: {total_shared} bytes of shared memory per block "
-                          f"({prog.static_shared} static + {shared_bytes} dynamic) exceed the limit of "
+                          f"({prog.static_shared} static, {shared_bytes} dynamic, with alignment) exceed the limit of "
                           f"{max_shared_bytes}", kernel.name)
     args = tuple(args)
     arrays, slots = _pack_params(prog, args, kernel)

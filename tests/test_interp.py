@@ -265,12 +265,14 @@ def test_local_out_of_bounds():
 
 
 def test_divergent_barrier_is_a_deadlock_error():
+    # threads 16.. skip the barrier but do not exit: the barrier would wait for them forever
     with pytest.raises(isa.KernelError, match=r"barrier deadlock.*warps \[0\]"):
         run1("""
             setp.lt.u32 %p1, %r10, 16;
             @!%p1 bra $SKIP;
             bar.sync 0;
         $SKIP:
+            st.global.u32 [%rd2], %r10;
             ret;""", n=64, block=64)
 
 
@@ -282,6 +284,19 @@ def test_barrier_after_early_exit_of_whole_warps_is_fine():
         st.global.u32 [%rd2], %r10;
         ret;""", n=64, block=64)
     assert np.array_equal(out[:32], np.arange(32)) and (out[32:] == 0xDEAD).all()
+
+
+def test_early_return_branch_then_barrier_like_nvcc_emits():
+    # `if (i >= 40) return; ... __syncthreads();` compiles to a branch straight to the final ret: the
+    # returning threads have exited, so the barrier is complete without them (as on Volta and later)
+    out = run1("""
+        setp.ge.u32 %p1, %r10, 40;
+        @%p1 bra $END;
+        bar.sync 0;
+        st.global.u32 [%rd2], %r10;
+    $END:
+        ret;""", n=64, block=64)
+    assert np.array_equal(out[:40], np.arange(40)) and (out[40:] == 0xDEAD).all()
 
 
 def test_runaway_loop_hits_instruction_budget():

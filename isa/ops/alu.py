@@ -18,7 +18,7 @@ from ..program import Pair, Vec
 from . import alu_float as fl
 from . import alu_int as it
 from . import convert  # noqa: F401  (registers cvt)
-from .alu_int import INT_ARITH, WIDE, check_unique, lanewise, pick_one, type_error
+from .alu_int import INT_ARITH, WIDE, check_unique, lanewise, optype, pick_one, type_error
 
 SELP_TYPES = ("b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64")
 MOV_TYPES = ("pred",) + SELP_TYPES
@@ -125,10 +125,13 @@ def _div_unit(ins) -> str:
 
 
 def _mixed(int_fn, float_fn):
-    """Semantics dispatching on the instruction type."""
-    @lanewise
+    """Semantics dispatching on the instruction type (float math under ``np.errstate(all='ignore')``)."""
+    @lanewise(quiet=False)
     def semantics(ins, *srcs):
-        return (float_fn if ins.type in FLOAT_TYPES else int_fn)(ins, *srcs)
+        if optype(ins) in FLOAT_TYPES:
+            with np.errstate(all="ignore"):
+                return float_fn(ins, *srcs)
+        return int_fn(ins, *srcs)
     semantics.__doc__ = f"{int_fn.__name__} / {float_fn.__name__ if float_fn else '-'} by type"
     return semantics
 
@@ -162,7 +165,6 @@ CMP_UNSIGNED = CMP_SIGNED + ("lo", "ls", "hi", "hs")
 CMP_FLOAT = CMP_SIGNED + ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
 CMP_ALL = CMP_UNSIGNED + CMP_FLOAT[6:]
 BOOL_OPS = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
-_UNSIGNED_ALIAS = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
 
 
 def _cmp_ops_for(t: str):
@@ -190,26 +192,31 @@ def _check_setp(ins):
         raise OpcodeError(f"'{ins.name}': .ftz applies to .f32 only")
 
 
+_CMP_FN = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+           "ge": np.greater_equal, "lo": np.less, "ls": np.less_equal, "hi": np.greater, "hs": np.greater_equal}
+
+
 def _compare(ins, a, b):
+    """a CmpOp b; float ``ne`` is ordered, the ``u`` forms are true when either operand is NaN."""
     cmp = next(m for m in ins.mods if m in CMP_ALL)
-    if ins.type not in FLOAT_TYPES:
-        cmp = _UNSIGNED_ALIAS.get(cmp, cmp)
-        return {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[cmp]
+    if optype(ins) not in FLOAT_TYPES:
+        return _CMP_FN[cmp](a, b)
     a, b = fl.prologue(ins, a, b)
-    unordered = np.isnan(a) | np.isnan(b)
-    if cmp in ("num", "nan"):
-        return ~unordered if cmp == "num" else unordered
-    base = cmp[:2]
-    ordered = {"eq": a == b, "ne": (a != b) & ~unordered, "lt": a < b, "le": a <= b, "gt": a > b,
-               "ge": a >= b}[base]
-    return ordered | unordered if cmp.endswith("u") else ordered
+    if cmp in ("num", "nan", "ne") or cmp.endswith("u"):
+        unordered = np.isnan(a) | np.isnan(b)
+        if cmp in ("num", "nan"):
+            return ~unordered if cmp == "num" else unordered
+        if cmp == "ne":
+            return (a != b) & ~unordered
+        return _CMP_FN[cmp[:2]](a, b) | unordered
+    return _CMP_FN[cmp](a, b)
 
 
 def _pair_dst(ins) -> bool:
     return bool(ins.operands) and isinstance(ins.operands[0], Pair)
 
 
-@lanewise
+@lanewise(quiet=False)
 def _setp(ins, a, b, *c):
     t = _compare(ins, a, b)
     boolop = next((m for m in ins.mods if m in BOOL_OPS), None)
@@ -231,7 +238,7 @@ register(OpFamily("setp", "p[|q], a, b[, {!}c]", 1, (2, 3), _setp, by_type(), "f
 
 
 # ---------------------------------------------------------------- selp
-@lanewise
+@lanewise(quiet=False)
 def _selp(ins, a, b, c):
     return np.where(c, a, b)
 
@@ -266,7 +273,7 @@ def _mov_types(ins):
     return (t,), (t,)
 
 
-@lanewise
+@lanewise(quiet=False)
 def _mov(ins, *srcs):
     side, n = _vec_side(ins)
     if side is None:

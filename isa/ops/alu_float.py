@@ -1,20 +1,17 @@
 """Floating-point semantics (f32, f64) with PTX rounding modifiers, plus the float-only families.
 
-Exactness strategy
-------------------
+Exactness strategy (building blocks in :mod:`.fpexact`)
+-------------------------------------------------------
 * ``.rn`` add/sub/mul/div/sqrt use numpy's IEEE operations in the operation type (correctly rounded).
-* f32 with a directed mode (``.rz .rm .rp``) and every f32 ``fma``: the exact result is carried in float64
-  as a *round-to-odd* value (products of two f32 are exact in f64; sums, quotients and square roots get
-  their exact error term from TwoSum / Dekker TwoProduct residuals), then rounded once to f32 in the
-  requested mode. Round-to-odd at 53 bits followed by one rounding to <= 24 bits is correct for every
-  mode, so f32 results are exact, subnormals included.
-* f64 directed modes use the sign of the exact error term (TwoSum / TwoProduct residual) to step the
-  round-to-nearest result one ulp. f64 ``fma`` is the Boldo-Melquiond emulation
-  ``RN(uh + RO(ul + pl))`` (correct in round-to-nearest). Residual inexactness: Dekker splitting needs
-  operands below about 2^996 and products above about 2^-969; outside that range (overflowing splits,
-  underflowing error terms) f64 ``fma`` and f64 directed modes may be off by one ulp. Directed-mode f64
-  ``fma`` rounds ``uh + RO(ul + pl)`` in the directed mode, which is correct except, possibly, in rare
-  near-tie cases that would need a third error term.
+* f32 with a directed mode (``.rz .rm .rp``): the exact result is carried in float64 as a *round-to-odd*
+  value (a product of two f32 is exact in f64; sums, quotients and square roots get their exact error
+  term from TwoSum / Dekker TwoProduct residuals) and rounded once to f32 in the requested mode. That is
+  correct for every mode, subnormals included.
+* f64 directed modes step the round-to-nearest result by the sign of the exact error term.
+* ``fma`` (and float ``mad``) run compiled numba kernels: exact for f32 in every mode; for f64 the
+  Boldo-Melquiond emulation (see :mod:`.fpexact` for its proved scope and residual limits).
+* Residual inexactness (f64 only): Dekker splitting needs operands below about 2^996 and products above
+  about 2^-969; outside that range f64 ``fma`` and f64 directed modes may be off by one ulp.
 * ``.approx`` operations (rcp, sqrt, rsqrt, ex2, lg2, sin, cos, div.approx) and ``div.full`` return the
   correctly rounded (or float64-evaluated) value, not NVIDIA's hardware approximation bits.
 
@@ -25,20 +22,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import ptxtypes
 from ..opcodes import OpcodeError, OpFamily, register, require
 from .alu_int import check_unique, lanewise, pick_one
+from .fpexact import MODES, directed64, fma32, fma64, round_odd, round_to, two_prod, two_sum, zero_sign
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
 RND = ("rn", "rz", "rm", "rp")
 CANON_NAN32 = np.uint32(0x7FFFFFFF).view(np.float32)
-_SPLIT = 134217729.0        # 2^27 + 1, Dekker's splitter for float64
 
 
 # ---------------------------------------------------------------- rounding helpers
 def rounding(ins, default: str = "rn") -> str:
     """The instruction's rounding modifier (.rn .rz .rm .rp), ``default`` when absent."""
-    return next((m for m in ins.mods if m in RND), default)
+    mods = ins.mods
+    for m in RND:
+        if m in mods:
+            return m
+    return default
 
 
 def flush(x: np.ndarray) -> np.ndarray:
@@ -50,7 +52,9 @@ def flush(x: np.ndarray) -> np.ndarray:
 def canon(x: np.ndarray) -> np.ndarray:
     """f32 NaNs -> canonical NaN 0x7FFFFFFF (f64 left alone)."""
     if x.dtype == F32:
-        return np.where(np.isnan(x), CANON_NAN32, x)
+        nan = np.isnan(x)
+        if nan.any():
+            return np.where(nan, CANON_NAN32, x)
     return x
 
 
@@ -61,81 +65,19 @@ def sat01(x: np.ndarray) -> np.ndarray:
 
 def prologue(ins, *xs):
     """Inputs after ``.ftz`` (flush subnormals to sign-preserving zero)."""
-    if ins.has("ftz"):
+    if "ftz" in ins.mods:
         return tuple(flush(x) for x in xs)
     return xs
 
 
 def epilogue(ins, r):
     """Result after ``.ftz``, ``.sat`` and NaN canonicalisation."""
-    if ins.has("ftz"):
+    mods = ins.mods
+    if "ftz" in mods:
         r = flush(r)
-    if ins.has("sat"):
+    if "sat" in mods:
         r = sat01(r)
     return canon(r)
-
-
-def two_sum(a, b):
-    """(s, e) with s = RN(a + b) and a + b = s + e exactly (e = 0 where s is not finite)."""
-    s = a + b
-    bb = s - a
-    e = (a - (s - bb)) + (b - bb)
-    return s, np.where(np.isfinite(s), e, 0.0)
-
-
-def _split(a):
-    c = _SPLIT * a
-    hi = c - (c - a)
-    return hi, a - hi
-
-
-def two_prod(a, b):
-    """(p, e) with p = RN(a * b) and a * b = p + e (Dekker; exact away from overflow/underflow)."""
-    p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    return p, np.where(np.isfinite(p), e, 0.0)
-
-
-def round_odd(s, e):
-    """Round-to-odd float64 of the exact value s + e (s = RN of it)."""
-    even = (s.view(np.uint64) & np.uint64(1)) == 0
-    step = (e != 0) & even
-    return np.where(step, np.nextafter(s, np.copysign(np.inf, e)), s)
-
-
-def round_to(o, dtype, mode: str):
-    """Round float64 ``o`` (exact, or round-to-odd of the exact value) to ``dtype`` in ``mode``."""
-    y = o.astype(dtype)
-    if mode == "rn":
-        return y
-    yd = y.astype(F64)
-    step, target = {"rz": (np.abs(yd) > np.abs(o), 0.0), "rm": (yd > o, -np.inf),
-                    "rp": (yd < o, np.inf)}[mode]
-    return np.where(step, np.nextafter(y, dtype.type(target)), y)
-
-
-def directed64(s, e, mode: str, finite_in=None):
-    """Step f64 s = RN(x) to the directed rounding of x = s + e; fix overflow when inputs were finite."""
-    if mode == "rn":
-        return s
-    step, target = {"rz": ((e != 0) & (np.signbit(e) != np.signbit(s)), 0.0),
-                    "rm": (e < 0, -np.inf), "rp": (e > 0, np.inf)}[mode]
-    r = np.where(step, np.nextafter(s, target), s)
-    if finite_in is not None:
-        big = np.finfo(F64).max
-        back = finite_in & np.isinf(r) & {"rz": True, "rm": r > 0, "rp": r < 0}[mode]
-        r = np.where(back, np.copysign(big, r), r)
-    return r
-
-
-def zero_sign(r, x, y, mode: str):
-    """IEEE sign of an exact zero sum x + y: -0 in round-down unless both addends are +0."""
-    if mode != "rm":
-        return r
-    plus = (x == 0) & (y == 0) & ~np.signbit(x) & ~np.signbit(y)
-    return np.where((r == 0) & ~plus, -0.0, r).astype(r.dtype)
 
 
 def _allfinite(*xs):
@@ -168,20 +110,10 @@ def mul_core(a, b, mode: str):
 
 
 def fma_core(a, b, c, mode: str):
-    """a * b + c with a single rounding."""
-    if a.dtype == F32:
-        p = a.astype(F64) * b.astype(F64)
-        s, e = two_sum(p, c.astype(F64))
-        r = round_to(round_odd(s, e), F32, mode)
-        return zero_sign(r, p, c, mode)
-    ph, pl = two_prod(a, b)
-    uh, ul = two_sum(c, ph)
-    v = round_odd(*two_sum(ul, pl))
-    s, e = two_sum(uh, v)
-    r = directed64(s, e, mode, _allfinite(a, b, c))
-    naive = a * b + c
-    r = np.where(_allfinite(a, b, c, ph), r, naive)
-    return zero_sign(r, ph, c, mode)
+    """a * b + c with a single rounding (numba kernels, see :mod:`.fpexact`)."""
+    kernel = fma32 if a.dtype == F32 else fma64
+    a, b, c = (np.ascontiguousarray(x) for x in (a, b, c))      # one compiled signature per dtype
+    return kernel(a, b, c, MODES[mode], np.empty(a.shape, a.dtype))
 
 
 def _quot_error(a, b, q):
@@ -257,19 +189,23 @@ def f_abs(ins, a):
 
 
 def f_minmax(ins, a, b):
-    """PTX min/max: a NaN operand yields the other (.NaN: NaN wins); -0.0 < +0.0."""
+    """PTX min/max: a NaN operand yields the other (.NaN: NaN wins); -0.0 < +0.0.
+
+    np.fmin/np.fmax already drop a single NaN; equal operands (the +-0 case) are combined bitwise:
+    OR of the bits for min (negative zero wins), AND for max.
+    """
+    mods = ins.mods
     a, b = prologue(ins, a, b)
-    xs = np.signbit(a) ^ np.signbit(b)
-    if ins.has("abs"):
+    xs = np.signbit(a) ^ np.signbit(b) if "xorsign" in mods else None
+    if "abs" in mods:
         a, b = np.abs(a), np.abs(b)
-    if ins.opcode == "max":
-        first = (a > b) | ((a == b) & ~np.signbit(a))
-    else:
-        first = (a < b) | ((a == b) & np.signbit(a))
-    r = np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.where(first, a, b)))
-    if ins.has("NaN"):
+    is_max = ins.opcode == "max"
+    r = (np.fmax if is_max else np.fmin)(a, b)
+    ua, ub = a.view(ptxtypes.BITS[a.itemsize]), b.view(ptxtypes.BITS[a.itemsize])
+    r = np.where(a == b, ((ua & ub) if is_max else (ua | ub)).view(a.dtype), r)
+    if "NaN" in mods:
         r = np.where(np.isnan(a) | np.isnan(b), a.dtype.type(np.nan), r)
-    if ins.has("xorsign"):
+    if xs is not None:
         r = np.where(np.isnan(r), r, np.copysign(r, np.where(xs, -1.0, 1.0).astype(r.dtype)))
     return epilogue(ins, r)
 

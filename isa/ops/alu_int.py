@@ -28,14 +28,40 @@ DIV0_SIGNED = -1
 
 
 # ---------------------------------------------------------------- shared helpers
-def lanewise(fn):
-    """Decorator for semantics: broadcast the sources, ignore FP/overflow flags; all-scalar in, 0-d out."""
+def _prepare(srcs):
+    """Sources as arrays of one shape; all-scalar sources become 1-element arrays (flag returned)."""
+    arrs = [s if type(s) is np.ndarray else np.asarray(s) for s in srcs]
+    shape = next((a.shape for a in arrs if a.ndim), None)
+    if shape is None:
+        return [a.reshape(1) for a in arrs], True
+    return [a if a.shape == shape else np.full(shape, a, a.dtype) if a.ndim == 0
+            else np.broadcast_to(a, shape) for a in arrs], False
+
+
+@functools.lru_cache(maxsize=4096)
+def _optype(mods: tuple) -> str:
+    types = [m for m in mods if ptxtypes.is_type(m)]
+    return types[-1] if types else ""
+
+
+def optype(ins) -> str:
+    """``ins.type``, cached on the modifier tuple (semantics run once per warp instruction)."""
+    return _optype(ins.mods)
+
+
+def lanewise(fn=None, quiet: bool = True):
+    """Decorator for semantics: equal-shape array sources (0-d in, 0-d out); ``quiet`` runs ``fn`` under
+    ``np.errstate(all='ignore')`` (needed for float math; integer array ops never warn)."""
+    if fn is None:
+        return lambda f: lanewise(f, quiet)
+
     @functools.wraps(fn)
     def wrapper(ins, *srcs):
-        arrs = [np.asarray(s) for s in srcs]
-        scalar = all(a.ndim == 0 for a in arrs)
-        arrs = [a.reshape(1) for a in arrs] if scalar else np.broadcast_arrays(*arrs)
-        with np.errstate(all="ignore"):
+        arrs, scalar = _prepare(srcs)
+        if quiet:
+            with np.errstate(all="ignore"):
+                out = fn(ins, *arrs)
+        else:
             out = fn(ins, *arrs)
         if scalar:
             return tuple(o.reshape(()) for o in out) if isinstance(out, tuple) else out.reshape(())
@@ -98,13 +124,13 @@ def saturate_s32(x64: np.ndarray) -> np.ndarray:
 
 
 def int_add(ins, a, b):
-    if ins.has("sat"):
+    if "sat" in ins.mods:
         return saturate_s32(a.astype(I64) + b.astype(I64))
     return a + b
 
 
 def int_sub(ins, a, b):
-    if ins.has("sat"):
+    if "sat" in ins.mods:
         return saturate_s32(a.astype(I64) - b.astype(I64))
     return a - b
 
@@ -137,21 +163,21 @@ def mul_wide(a, b, ptype: str):
 
 
 def int_mul(ins, a, b):
-    t = ins.type
-    if ins.has("hi"):
-        return mul_hi(a, b, t)
-    if ins.has("wide"):
-        return mul_wide(a, b, t)
+    mods = ins.mods
+    if "hi" in mods:
+        return mul_hi(a, b, optype(ins))
+    if "wide" in mods:
+        return mul_wide(a, b, optype(ins))
     return a * b
 
 
 def int_mad(ins, a, b, c):
-    t = ins.type
-    if ins.has("wide"):
-        return mul_wide(a, b, t) + c
-    if ins.has("hi"):
-        hi = mul_hi(a, b, t)
-        if ins.has("sat"):
+    mods = ins.mods
+    if "wide" in mods:
+        return mul_wide(a, b, optype(ins)) + c
+    if "hi" in mods:
+        hi = mul_hi(a, b, optype(ins))
+        if "sat" in mods:
             return saturate_s32(hi.astype(I64) + c.astype(I64))
         return hi + c
     return a * b + c
@@ -178,11 +204,11 @@ def int_divrem(a, b, ptype: str):
 
 
 def int_div(ins, a, b):
-    return int_divrem(a, b, ins.type)[0]
+    return int_divrem(a, b, optype(ins))[0]
 
 
 def int_rem(ins, a, b):
-    return int_divrem(a, b, ins.type)[1]
+    return int_divrem(a, b, optype(ins))[1]
 
 
 def int_neg(ins, a):
@@ -195,16 +221,16 @@ def int_abs(ins, a):
 
 def int_min(ins, a, b):
     r = np.minimum(a, b)
-    return np.maximum(r, 0).astype(a.dtype) if ins.has("relu") else r
+    return np.maximum(r, 0).astype(a.dtype) if "relu" in ins.mods else r
 
 
 def int_max(ins, a, b):
     r = np.maximum(a, b)
-    return np.maximum(r, 0).astype(a.dtype) if ins.has("relu") else r
+    return np.maximum(r, 0).astype(a.dtype) if "relu" in ins.mods else r
 
 
 # ---------------------------------------------------------------- logic
-@lanewise
+@lanewise(quiet=False)
 def _logic(ins, *srcs):
     op = ins.opcode
     if op == "not":
@@ -233,14 +259,14 @@ for _name, _n in (("and", 2), ("or", 2), ("xor", 2), ("not", 1), ("cnot", 1)):
 
 
 # ---------------------------------------------------------------- shifts
-@lanewise
+@lanewise(quiet=False)
 def _shift(ins, a, amount):
     n = a.dtype.itemsize * 8
     big = amount >= n
     k = np.minimum(amount, n - 1).astype(a.dtype)
     if ins.opcode == "shl":
         return np.where(big, 0, a << k).astype(a.dtype)
-    if ins.type.startswith("s"):
+    if a.dtype.kind == "i":
         return a >> k        # arithmetic: amounts >= n leave the sign fill of a >> (n-1)
     return np.where(big, 0, a >> k).astype(a.dtype)
 
@@ -279,7 +305,7 @@ def brev_any(x):
     return np.ascontiguousarray(_BREV8[b][:, ::-1]).view(x.dtype).reshape(x.shape)
 
 
-@lanewise
+@lanewise(quiet=False)
 def _bitcount(ins, a):
     op = ins.opcode
     if op == "popc":
@@ -299,7 +325,7 @@ for _name, _doc in (("popc", "population count (d is .u32)"), ("clz", "count lea
                       check=lambda ins: require(ins, ("b32", "b64")), doc=_doc))
 
 
-@lanewise
+@lanewise(quiet=False)
 def _bfind(ins, a):
     n = a.dtype.itemsize * 8
     x = uview(np.where(a < 0, ~a, a)) if ins.type.startswith("s") else a
@@ -316,7 +342,7 @@ register(OpFamily("bfind", "d, a", 1, (1,), _bfind, "int", "fixed",
 
 
 # ---------------------------------------------------------------- bit fields
-@lanewise
+@lanewise(quiet=False)
 def _bfe(ins, a, b, c):
     n = a.dtype.itemsize * 8
     pos, length = (b & 0xFF).astype(U64), (c & 0xFF).astype(U64)
@@ -338,7 +364,7 @@ register(OpFamily("bfe", "d, a, b, c", 1, (3,), _bfe, "int", "fixed",
                   doc="bit field extract: start b, length c (both & 0xff), sign/zero extended"))
 
 
-@lanewise
+@lanewise(quiet=False)
 def _bfi(ins, a, b, c, d):
     n = a.dtype.itemsize * 8
     pos, length = (c & 0xFF).astype(U64), (d & 0xFF).astype(U64)
@@ -358,30 +384,27 @@ register(OpFamily("bfi", "f, a, b, c, d", 1, (4,), _bfi, "int", "fixed",
 
 # ---------------------------------------------------------------- byte permute
 _PRMT_MODES = ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")
+_PRMT_FORMULA = {"f4e": lambda s, i: s + i, "b4e": lambda s, i: (8 + s - i) & 7, "rc8": lambda s, i: s,
+                 "ecl": max, "ecr": min, "rc16": lambda s, i: (i & 1) + ((s & 1) << 1)}
+#: mode -> (4 selectors x 4 destination bytes) table of source byte indices
+_PRMT_INDEX = {m: np.array([[f(s, i) for i in range(4)] for s in range(4)], dtype=np.intp)
+               for m, f in _PRMT_FORMULA.items()}
+_NIBBLE_SHIFTS = np.array([0, 4, 8, 12], dtype=np.uint32)
 
 
-def _prmt_selector(mode, c, i):
-    """Source byte index (0..7) for destination byte ``i`` and whether to replicate its sign."""
-    if mode is None:
-        sel = (c >> np.uint32(4 * i)) & np.uint32(0xF)
-        return sel & np.uint32(7), (sel & np.uint32(8)) != 0
-    s = (c & np.uint32(3)).astype(np.int64)
-    idx = {"f4e": s + i, "b4e": (8 + s - i) & 7, "rc8": s, "ecl": np.maximum(s, i),
-           "ecr": np.minimum(s, i), "rc16": (i & 1) + ((s & 1) << 1)}[mode]
-    return idx, np.zeros(c.shape, dtype=bool)
-
-
-@lanewise
+@lanewise(quiet=False)
 def _prmt(ins, a, b, c):
+    """Gather bytes of {b, a} (byte k of the 64-bit value is source byte k) per destination byte."""
     mode = next((m for m in ins.mods if m in _PRMT_MODES), None)
-    src = (b.astype(U64) << np.uint64(32)) | a.astype(U64)
-    out = np.zeros(a.shape, dtype=U64)
-    for i in range(4):
-        idx, sign = _prmt_selector(mode, c, i)
-        byte = (src >> (np.asarray(idx).astype(U64) * np.uint64(8))) & np.uint64(0xFF)
-        byte = np.where(sign, np.where(byte & np.uint64(0x80), np.uint64(0xFF), np.uint64(0)), byte)
-        out |= byte << np.uint64(8 * i)
-    return out.astype(np.uint32)
+    src = ((b.astype("<u8") << np.uint64(32)) | a.astype("<u8")).view(np.uint8).reshape(-1, 8)
+    if mode is None:
+        sel = (c.reshape(-1, 1) >> _NIBBLE_SHIFTS) & np.uint32(0xF)
+        out = np.take_along_axis(src, (sel & np.uint32(7)).astype(np.intp), axis=1)
+        fill = np.where(out >= 0x80, np.uint8(0xFF), np.uint8(0))
+        out = np.where(sel >= 8, fill, out)
+    else:
+        out = np.take_along_axis(src, _PRMT_INDEX[mode][(c & np.uint32(3)).reshape(-1)], axis=1)
+    return np.ascontiguousarray(out, dtype=np.uint8).view("<u4").reshape(a.shape).astype(np.uint32)
 
 
 def _check_prmt(ins):
@@ -394,7 +417,7 @@ register(OpFamily("prmt", "d, a, b, c", 1, (3,), _prmt, "int", "fixed", types=_s
                   check=_check_prmt, doc="byte permute of {b, a} under selector c (all modes)"))
 
 
-@lanewise
+@lanewise(quiet=False)
 def _lop3(ins, a, b, c, lut):
     out = np.zeros(a.shape, dtype=a.dtype)
     for i in range(8):
@@ -409,7 +432,7 @@ register(OpFamily("lop3", "d, a, b, c, immLut", 1, (4,), _lop3, "int", "fixed",
                   doc="arbitrary 3-input logic function given by the 8-bit truth table immLut"))
 
 
-@lanewise
+@lanewise(quiet=False)
 def _shf(ins, a, b, c):
     n = np.minimum(c, 32) if ins.has("clamp") else c & np.uint32(31)
     n = n.astype(U64)

@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..opcodes import OpcodeError, OpFamily, register
-from .alu_float import F32, F64, RND, canon, directed64, flush, round_odd, round_to, sat01, two_sum
+from .alu_float import F32, F64, RND, canon, flush, sat01
 from .alu_int import check_unique, dt, lanewise, pick_one
+from .fpexact import directed64, round_odd, round_to, two_sum
 
 CVT_INT = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64")
 CVT_FLOAT = ("f16", "f32", "f64")

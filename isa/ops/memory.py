@@ -119,7 +119,7 @@ def _check_atom(ins) -> None:
         raise OpcodeError(f"'{ins.name}': bitwise atomics need a .b32/.b64 type")
     if ops[0] in ("inc", "dec") and ins.type != "u32":
         raise OpcodeError(f"'{ins.name}': atom.{ops[0]} needs type .u32")
-    _check_mem(ins, _ATOM_OPS)
+    _check_mem(ins, _ATOM_OPS + ("acq_rel",))
 
 
 def _mem_unit(ins) -> str:

@@ -8,7 +8,7 @@ __global__ void bug_oob_write(int *out, int n)
         out[i] = i;  // BUG:oob
 }
 
-// A barrier reached by only half of the warp/block.
+// A barrier reached by only some threads of the block while the others go on to a different one.
 __global__ void bug_divergent_barrier(int *out)
 {
     __shared__ int s[64];
@@ -18,6 +18,9 @@ __global__ void bug_divergent_barrier(int *out)
         __syncthreads();  // BUG:barrier
         out[t] = s[63 - t];
     }
+    // the other threads go on (they have not exited, so the first barrier waits for them in vain)
+    __syncthreads();
+    if (t >= 16) out[t] = s[t];
 }
 
 // Spins forever when flag[0] == 0.
