@@ -4,7 +4,9 @@ Life of an instruction: the top of the reconvergence stack names a pc and a lane
 predicate (if any) narrows the mask to the active lanes; the decoded :class:`~isa.decode.Op` runs over
 all lanes at once (ALU) or over the active lanes (memory, warp-synchronous ops); the pc advances. A
 branch that splits the lanes pushes the two sides, each running until the branch's reconvergence pc;
-``exit`` removes lanes everywhere; ``bar.sync`` checks that each block that reaches it is complete.
+``exit`` removes lanes everywhere (and lanes whose reconvergence point is an unconditional ``ret``
+exit at the branch, so an early return does not hold up a later barrier); ``bar.sync`` checks that each
+block that reaches it is complete.
 Each warp's instruction count is kept (a warp counts an instruction when any of its lanes is in the
 mask), and a warp over the budget stops the run as a runaway.
 """

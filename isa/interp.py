@@ -8,8 +8,9 @@ warps), with an active mask. Divergence is handled with one SIMT reconvergence s
 divergent branch splits the lanes, runs the taken side then the other, and the two meet again at the
 branch's immediate post-dominator (:mod:`isa.cfg`). Seen from any one warp this is exactly per-warp
 IPDOM execution; warps, and blocks of a batch, are simply interleaved instruction by instruction, which
-only a data race could observe. A barrier must be reached by every live thread of each block that
-reaches it, or it is a deadlock (an error naming the warps). After the last batch the arrays are copied
+only a data race could observe. A barrier must be reached by every thread of the block that has not
+exited (exited threads are not waited for, as PTX defines for ``exit``), or it is a deadlock: an error
+naming the waiting warps. After the last batch the arrays are copied
 back. On any :class:`~isa.errors.KernelError` the caller's arrays are left as they were.
 
 Atomics apply lane by lane in ascending global thread order within an instruction, instructions in
