@@ -44,16 +44,19 @@ def _check_arith(ins, int_types=INT_ARITH, int_mods=(), f32_mods=(), f64_mods=()
 
 
 def _sat_only(ins, types):
+    """.sat only with the listed types."""
     if ins.has("sat") and ins.type not in types:
         raise OpcodeError(f"'{ins.name}': .sat is only allowed with " + ", ".join("." + t for t in types))
 
 
 def _check_addsub(ins):
+    """add/sub: .sat (s32, f32), rounding and .ftz for floats."""
     _check_arith(ins, int_mods=("sat",), f32_mods=fl.RND + ("ftz", "sat"), f64_mods=fl.RND, rnd=fl.RND)
     _sat_only(ins, ("s32", "f32"))
 
 
 def _check_int_mode(ins):
+    """Exactly one of .hi/.lo/.wide; .wide only for 16/32-bit types."""
     mode = pick_one(ins, MUL_MODES, True, "mode (.hi, .lo or .wide)")
     if mode == "wide" and ins.type not in WIDE:
         raise OpcodeError(f"'{ins.name}': .wide needs a 16- or 32-bit type")
@@ -61,12 +64,14 @@ def _check_int_mode(ins):
 
 
 def _check_mul(ins):
+    """mul: integer mode, or float rounding/.ftz/.sat."""
     _check_arith(ins, int_mods=MUL_MODES, f32_mods=fl.RND + ("ftz", "sat"), f64_mods=fl.RND, rnd=fl.RND)
     if ins.type not in FLOAT_TYPES:
         _check_int_mode(ins)
 
 
 def _check_mad(ins):
+    """mad: integer mode (.hi.sat.s32 only), or a mandatory float rounding."""
     _check_arith(ins, int_mods=MUL_MODES + ("sat",), f32_mods=fl.RND + ("ftz", "sat"), f64_mods=fl.RND,
                  rnd=fl.RND, need_rnd=True)
     if ins.type not in FLOAT_TYPES:
@@ -76,6 +81,7 @@ def _check_mad(ins):
 
 
 def _check_div(ins):
+    """div: integers bare; f32 .approx/.full/.rnd (+.ftz); f64 .rnd."""
     _check_arith(ins, f32_mods=fl.RND + ("approx", "full", "ftz"), f64_mods=fl.RND)
     if ins.type == "f32":
         pick_one(ins, fl.RND + ("approx", "full"), True, "rounding (.approx, .full or .rn/.rz/.rm/.rp)")
@@ -84,16 +90,19 @@ def _check_div(ins):
 
 
 def _check_rem(ins):
+    """rem: integers only."""
     if ins.type in FLOAT_TYPES:
         raise type_error(ins, INT_ARITH)
     _check_arith(ins)
 
 
 def _check_absneg(ins):
+    """abs/neg: signed integers, f32 (.ftz), f64."""
     _check_arith(ins, int_types=SIGNED, f32_mods=("ftz",))
 
 
 def _check_minmax(ins):
+    """min/max: .relu (s32); f32 .ftz .NaN .xorsign.abs; f64 bare."""
     _check_arith(ins, int_mods=("relu",), f32_mods=("ftz", "NaN", "xorsign", "abs"))
     if ins.has("relu") and ins.type != "s32":
         raise OpcodeError(f"'{ins.name}': .relu is only allowed with .s32")
@@ -103,15 +112,18 @@ def _check_minmax(ins):
 
 # ---------------------------------------------------------------- types and units
 def _same(n: int):
+    """types(): destination and ``n`` sources all of the instruction type."""
     return lambda ins: ((ins.type,), (ins.type,) * n)
 
 
 def _mul_types(ins):
+    """mul.wide doubles the destination width."""
     t = ins.type
     return ((WIDE[t] if ins.has("wide") else t),), (t, t)
 
 
 def _mad_types(ins):
+    """mad.wide doubles the destination and addend widths."""
     t = ins.type
     if ins.has("wide"):
         return (WIDE[t],), (t, t, WIDE[t])
@@ -119,6 +131,7 @@ def _mad_types(ins):
 
 
 def _div_unit(ins) -> str:
+    """div.approx/.full.f32 issue to the SFU; other forms by type."""
     if ins.type == "f32" and ins.has("approx", "full"):
         return "sfu"
     return by_type()(ins)
@@ -137,6 +150,7 @@ def _mixed(int_fn, float_fn):
 
 
 def _no_float(ins, *srcs):
+    """Placeholder float semantics of integer-only families (check rejects floats first)."""
     raise OpcodeError(f"'{ins.name}': no float form")
 
 
@@ -154,9 +168,15 @@ _ARITH = (
     ("max", "d, a, b", 2, it.int_max, fl.f_minmax, _same(2), _check_minmax, "maximum (+0 > -0, NaN lost)"),
 )
 
+def _div_latency(ins) -> str:
+    """SFU results come back through the scoreboard."""
+    return "short_scoreboard" if _div_unit(ins) == "sfu" else "fixed"
+
+
 for _name, _sig, _n, _ifn, _ffn, _types, _check, _doc in _ARITH:
-    register(OpFamily(_name, _sig, 1, (_n,), _mixed(_ifn, _ffn), _div_unit if _name == "div" else by_type(),
-                      "fixed", types=_types, check=_check, doc=_doc))
+    _div = _name == "div"
+    register(OpFamily(_name, _sig, 1, (_n,), _mixed(_ifn, _ffn), _div_unit if _div else by_type(),
+                      _div_latency if _div else "fixed", types=_types, check=_check, doc=_doc))
 
 
 # ---------------------------------------------------------------- setp
@@ -168,6 +188,7 @@ BOOL_OPS = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
 def _cmp_ops_for(t: str):
+    """Comparison operators PTX defines for type ``t``."""
     if t in FLOAT_TYPES:
         return CMP_FLOAT
     if t.startswith("s"):
@@ -178,6 +199,7 @@ def _cmp_ops_for(t: str):
 
 
 def _check_setp(ins):
+    """setp: one CmpOp valid for the type, optional BoolOp iff a third source, .ftz for f32."""
     check_unique(ins)
     require(ins, SELP_TYPES, CMP_ALL + tuple(BOOL_OPS) + ("ftz",))
     cmp = pick_one(ins, CMP_ALL, True, "comparison")
@@ -213,11 +235,13 @@ def _compare(ins, a, b):
 
 
 def _pair_dst(ins) -> bool:
+    """True when the destination is ``p|q``."""
     return bool(ins.operands) and isinstance(ins.operands[0], Pair)
 
 
 @lanewise(quiet=False)
 def _setp(ins, a, b, *c):
+    """p = BoolOp(a CmpOp b, c), q = BoolOp(!(a CmpOp b), c)."""
     t = _compare(ins, a, b)
     boolop = next((m for m in ins.mods if m in BOOL_OPS), None)
     if boolop is None:
@@ -228,6 +252,7 @@ def _setp(ins, a, b, *c):
 
 
 def _setp_types(ins):
+    """One or two predicate destinations; (a, b[, c]) sources."""
     dst = ("pred", "pred") if _pair_dst(ins) else ("pred",)
     nsrc = 3 if any(m in BOOL_OPS for m in ins.mods) else 2
     return dst, (ins.type, ins.type, "pred")[:nsrc]
@@ -240,6 +265,7 @@ register(OpFamily("setp", "p[|q], a, b[, {!}c]", 1, (2, 3), _setp, by_type(), "f
 # ---------------------------------------------------------------- selp
 @lanewise(quiet=False)
 def _selp(ins, a, b, c):
+    """d = c ? a : b."""
     return np.where(c, a, b)
 
 
@@ -260,10 +286,12 @@ def _vec_side(ins):
 
 
 def _elem_type(ins, n: int) -> str:
+    """Element type of an n-way vector pack/unpack of the instruction type."""
     return f"b{it.nbits(ins.type) // n}"
 
 
 def _mov_types(ins):
+    """Vector operands count as n elements of width/n bits."""
     side, n = _vec_side(ins)
     t = ins.type
     if side == "unpack":
@@ -275,6 +303,7 @@ def _mov_types(ins):
 
 @lanewise(quiet=False)
 def _mov(ins, *srcs):
+    """Copy, pack {lo, ..., hi} into one value, or unpack it (first element = low bits)."""
     side, n = _vec_side(ins)
     if side is None:
         return srcs[0]
@@ -290,6 +319,7 @@ def _mov(ins, *srcs):
 
 
 def _check_mov(ins):
+    """mov types; vectors only with .b16/.b32/.b64 split in 2 or 4 parts of >= 8 bits."""
     check_unique(ins)
     require(ins, MOV_TYPES)
     side, n = _vec_side(ins)

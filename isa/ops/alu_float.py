@@ -81,6 +81,7 @@ def epilogue(ins, r):
 
 
 def _allfinite(*xs):
+    """Lanes where every array is finite."""
     out = np.isfinite(xs[0])
     for x in xs[1:]:
         out = out & np.isfinite(x)
@@ -102,10 +103,11 @@ def add_core(a, b, mode: str):
 
 
 def mul_core(a, b, mode: str):
-    if a.dtype == F32:
-        return round_to(a.astype(F64) * b.astype(F64), F32, mode)
+    """a * b rounded once in ``mode``."""
     if mode == "rn":
         return a * b
+    if a.dtype == F32:
+        return round_to(a.astype(F64) * b.astype(F64), F32, mode)
     return directed64(*two_prod(a, b), mode, _allfinite(a, b))
 
 
@@ -125,6 +127,7 @@ def _quot_error(a, b, q):
 
 
 def div_core(a, b, mode: str):
+    """a / b rounded once in ``mode``."""
     if mode == "rn":
         return a / b
     a64, b64 = a.astype(F64), b.astype(F64)
@@ -136,6 +139,7 @@ def div_core(a, b, mode: str):
 
 
 def sqrt_core(a, mode: str):
+    """sqrt(a) rounded once in ``mode``."""
     if mode == "rn":
         return np.sqrt(a)
     a64 = a.astype(F64)
@@ -149,26 +153,31 @@ def sqrt_core(a, mode: str):
 
 # ---------------------------------------------------------------- float halves of mixed families
 def f_add(ins, a, b):
+    """Float add with rounding, .ftz, .sat."""
     a, b = prologue(ins, a, b)
     return epilogue(ins, add_core(a, b, rounding(ins)))
 
 
 def f_sub(ins, a, b):
+    """Float subtract with rounding, .ftz, .sat."""
     a, b = prologue(ins, a, b)
     return epilogue(ins, add_core(a, -b, rounding(ins)))
 
 
 def f_mul(ins, a, b):
+    """Float multiply with rounding, .ftz, .sat."""
     a, b = prologue(ins, a, b)
     return epilogue(ins, mul_core(a, b, rounding(ins)))
 
 
 def f_fma(ins, a, b, c):
+    """fma / float mad: a * b + c, one rounding."""
     a, b, c = prologue(ins, a, b, c)
     return epilogue(ins, fma_core(a, b, c, rounding(ins)))
 
 
 def f_div(ins, a, b):
+    """div.approx (a * RN(1/b)), div.full and div.rnd (correctly rounded)."""
     a, b = prologue(ins, a, b)
     if ins.has("approx"):
         rcp = (1.0 / b.astype(F64)).astype(F32)
@@ -179,11 +188,13 @@ def f_div(ins, a, b):
 
 
 def f_neg(ins, a):
+    """Float negation (.ftz)."""
     (a,) = prologue(ins, a)
     return epilogue(ins, -a)
 
 
 def f_abs(ins, a):
+    """Float absolute value (.ftz)."""
     (a,) = prologue(ins, a)
     return epilogue(ins, np.abs(a))
 
@@ -212,20 +223,24 @@ def f_minmax(ins, a, b):
 
 # ---------------------------------------------------------------- float-only families
 def _float_unit(ins, approx_unit: str = "sfu") -> str:
+    """fp64 for f64, ``approx_unit`` (SFU) for f32 .approx, else fp32."""
     if ins.type == "f64":
         return "fp64"
     return approx_unit if ins.has("approx") else "fp32"
 
 
 def _latency(ins) -> str:
+    """SFU results come back through the scoreboard."""
     return "short_scoreboard" if _float_unit(ins) == "sfu" else "fixed"
 
 
 def _types(n: int):
+    """types(): destination and ``n`` sources all of the instruction type."""
     return lambda ins: ((ins.type,), (ins.type,) * n)
 
 
 def _check_fma(ins):
+    """fma.rnd{.ftz}{.sat}.f32, fma.rnd.f64 (rounding mandatory)."""
     check_unique(ins)
     require(ins, ("f32", "f64"), RND + (("ftz", "sat") if ins.type == "f32" else ()))
     pick_one(ins, RND, True, "rounding")
@@ -237,6 +252,7 @@ register(OpFamily("fma", "d, a, b, c", 1, (3,), lanewise(f_fma), _float_unit, "f
 
 @lanewise
 def _rcp(ins, a):
+    """Reciprocal: .approx is RN(1/a) (evaluated in f64); .rnd is exact in its mode."""
     (a,) = prologue(ins, a)
     if ins.has("approx"):
         r = (1.0 / a.astype(F64)).astype(a.dtype)
@@ -247,6 +263,7 @@ def _rcp(ins, a):
 
 @lanewise
 def _sqrt(ins, a):
+    """Square root; .approx returns the correctly rounded value."""
     (a,) = prologue(ins, a)
     return epilogue(ins, sqrt_core(a, "rn" if ins.has("approx") else rounding(ins)))
 
@@ -258,6 +275,7 @@ _TRANSCENDENTAL = {
 
 @lanewise
 def _transcendental(ins, a):
+    """rsqrt/ex2/lg2/sin/cos .approx, evaluated in float64 and rounded to the type."""
     (a,) = prologue(ins, a)
     return epilogue(ins, _TRANSCENDENTAL[ins.opcode](a.astype(F64)).astype(a.dtype))
 
@@ -294,6 +312,7 @@ for _name in _TRANSCENDENTAL:
 
 @lanewise
 def _copysign(ins, a, b):
+    """d = |b| with the sign of a."""
     return np.copysign(b, a)
 
 
@@ -305,6 +324,7 @@ _TESTP = ("finite", "infinite", "number", "notanumber", "normal", "subnormal")
 
 @lanewise
 def _testp(ins, a):
+    """testp classes (+-0 is normal, as PTX says)."""
     op = next(m for m in ins.mods if m in _TESTP)
     tiny = np.finfo(a.dtype).smallest_normal
     mag = np.abs(a)
@@ -314,6 +334,7 @@ def _testp(ins, a):
 
 
 def _check_testp(ins):
+    """testp.op.{f32,f64} with exactly one op."""
     check_unique(ins)
     require(ins, ("f32", "f64"), _TESTP)
     pick_one(ins, _TESTP, True, "test")

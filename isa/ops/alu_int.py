@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import ptxtypes
 from ..opcodes import BIT_TYPES, OpcodeError, OpFamily, register, require
+from . import bitkernels as kernels
 
 U64 = np.dtype(np.uint64)
 I64 = np.dtype(np.int64)
@@ -23,7 +24,8 @@ INT_ARITH = ("u16", "u32", "u64", "s16", "s32", "s64")
 WIDE = {"u16": "u32", "u32": "u64", "s16": "s32", "s32": "s64"}
 LOGIC_TYPES = ("pred",) + BIT_TYPES
 
-#: Results for division by zero (PTX: unspecified). Unsigned x/0 -> all ones, signed x/0 -> -1, x%0 -> x.
+#: Quotient of a signed x/0 (PTX: unspecified). Unsigned x/0 gives all ones and x%0 gives x
+#: (:func:`int_divrem`); INT_MIN/-1 = INT_MIN and INT_MIN%-1 = 0 by two's complement wrap-around.
 DIV0_SIGNED = -1
 
 
@@ -40,6 +42,7 @@ def _prepare(srcs):
 
 @functools.lru_cache(maxsize=4096)
 def _optype(mods: tuple) -> str:
+    """Last PTX type among ``mods``."""
     types = [m for m in mods if ptxtypes.is_type(m)]
     return types[-1] if types else ""
 
@@ -75,20 +78,13 @@ def dt(ptype: str) -> np.dtype:
 
 
 def nbits(ptype: str) -> int:
+    """Width in bits of a PTX type."""
     return 8 * ptxtypes.size(ptype)
 
 
 def uview(x: np.ndarray) -> np.ndarray:
     """The same bits as an unsigned array."""
     return x.view(ptxtypes.BITS[x.dtype.itemsize])
-
-
-def low_mask(n: np.ndarray, width: int) -> np.ndarray:
-    """uint64 masks of the ``n`` low bits (0 <= n <= width <= 64)."""
-    n = n.astype(U64)
-    ones = np.uint64((1 << width) - 1)
-    part = (np.uint64(1) << np.minimum(n, np.uint64(63))) - np.uint64(1)
-    return np.where(n >= width, ones, part)
 
 
 def check_unique(ins) -> None:
@@ -113,6 +109,7 @@ def pick_one(ins, group, required: bool, what: str):
 
 
 def type_error(ins, supported) -> OpcodeError:
+    """OpcodeError naming the unsupported type and the supported ones."""
     t = ins.type or "(none)"
     return OpcodeError(f"'{ins.name}': type .{t} is not supported here (use one of "
                        + ", ".join("." + s for s in supported) + ")")
@@ -120,16 +117,19 @@ def type_error(ins, supported) -> OpcodeError:
 
 # ---------------------------------------------------------------- integer arithmetic
 def saturate_s32(x64: np.ndarray) -> np.ndarray:
+    """Clamp int64 values to the s32 range."""
     return np.clip(x64, -2**31, 2**31 - 1).astype(np.int32)
 
 
 def int_add(ins, a, b):
+    """Wrapping add; .sat (s32) clamps."""
     if "sat" in ins.mods:
         return saturate_s32(a.astype(I64) + b.astype(I64))
     return a + b
 
 
 def int_sub(ins, a, b):
+    """Wrapping subtract; .sat (s32) clamps."""
     if "sat" in ins.mods:
         return saturate_s32(a.astype(I64) - b.astype(I64))
     return a - b
@@ -158,11 +158,13 @@ def mul_hi(a, b, ptype: str):
 
 
 def mul_wide(a, b, ptype: str):
+    """Full product in the double-width type."""
     wide = dt(WIDE[ptype])
     return a.astype(wide) * b.astype(wide)
 
 
 def int_mul(ins, a, b):
+    """mul.lo (wraps), .hi (upper half), .wide (full product)."""
     mods = ins.mods
     if "hi" in mods:
         return mul_hi(a, b, optype(ins))
@@ -172,6 +174,7 @@ def int_mul(ins, a, b):
 
 
 def int_mad(ins, a, b, c):
+    """mad.lo/.hi/.wide: the mul result plus c (wrapping; .hi.sat.s32 clamps)."""
     mods = ins.mods
     if "wide" in mods:
         return mul_wide(a, b, optype(ins)) + c
@@ -188,43 +191,64 @@ def _abs_unsigned(x):
     return uview(np.where(x < 0, -x, x))
 
 
-def int_divrem(a, b, ptype: str):
-    """(quotient, remainder) truncating toward zero; x/0 and x%0 follow the DIV0 choices."""
-    zero = b == 0
-    if ptype.startswith("u"):
+def _divrem_narrow(a, b, zero):
+    """Truncating (q, r) for <= 32-bit operands: |a|, |b| < 2^53, so trunc(a / b) in float64 is exact."""
+    safe = np.where(zero, 1, b)
+    q = np.trunc(a.astype(np.float64) / safe.astype(np.float64)).astype(I64)
+    r = a.astype(I64) - q * safe.astype(I64)
+    return q.astype(a.dtype), r.astype(a.dtype)      # INT_MIN / -1 = 2^(n-1) wraps to INT_MIN
+
+
+def _divrem_wide(a, b, zero, unsigned: bool):
+    """Truncating (q, r) for 64-bit operands, on magnitudes in unsigned arithmetic."""
+    if unsigned:
         safe = np.where(zero, 1, b).astype(b.dtype)
-        q = np.where(zero, np.iinfo(a.dtype).max, a // safe).astype(a.dtype)
-        return q, np.where(zero, a, a % safe).astype(a.dtype)
+        return a // safe, a % safe
     ua, ub = _abs_unsigned(a), _abs_unsigned(b)
     ub = np.where(zero, 1, ub).astype(ua.dtype)
     uq, ur = ua // ub, ua % ub
-    q = np.where((a < 0) ^ (b < 0), -uq, uq).view(a.dtype)
-    r = np.where(a < 0, -ur, ur).view(a.dtype)
-    return np.where(zero, DIV0_SIGNED, q).astype(a.dtype), np.where(zero, a, r).astype(a.dtype)
+    return np.where((a < 0) ^ (b < 0), -uq, uq).view(a.dtype), np.where(a < 0, -ur, ur).view(a.dtype)
+
+
+def int_divrem(a, b, ptype: str):
+    """(quotient, remainder) truncating toward zero; x/0 gives all ones (-1 signed), x%0 gives x."""
+    zero = b == 0
+    if a.dtype.itemsize <= 4:
+        q, r = _divrem_narrow(a, b, zero)
+    else:
+        q, r = _divrem_wide(a, b, zero, ptype.startswith("u"))
+    q0 = np.iinfo(a.dtype).max if ptype.startswith("u") else DIV0_SIGNED
+    return np.where(zero, q0, q).astype(a.dtype), np.where(zero, a, r).astype(a.dtype)
 
 
 def int_div(ins, a, b):
+    """Quotient, truncated toward zero."""
     return int_divrem(a, b, optype(ins))[0]
 
 
 def int_rem(ins, a, b):
+    """Remainder with the sign of the dividend."""
     return int_divrem(a, b, optype(ins))[1]
 
 
 def int_neg(ins, a):
+    """Wrapping negation (-INT_MIN = INT_MIN)."""
     return -a
 
 
 def int_abs(ins, a):
+    """Wrapping absolute value (|INT_MIN| = INT_MIN)."""
     return np.where(a < 0, -a, a).astype(a.dtype)
 
 
 def int_min(ins, a, b):
+    """Minimum; .relu clamps negative results to 0."""
     r = np.minimum(a, b)
     return np.maximum(r, 0).astype(a.dtype) if "relu" in ins.mods else r
 
 
 def int_max(ins, a, b):
+    """Maximum; .relu clamps negative results to 0."""
     r = np.maximum(a, b)
     return np.maximum(r, 0).astype(a.dtype) if "relu" in ins.mods else r
 
@@ -232,6 +256,7 @@ def int_max(ins, a, b):
 # ---------------------------------------------------------------- logic
 @lanewise(quiet=False)
 def _logic(ins, *srcs):
+    """and/or/xor/not (bitwise; logical on .pred) and cnot (d = a == 0)."""
     op = ins.opcode
     if op == "not":
         return ~srcs[0]
@@ -242,12 +267,15 @@ def _logic(ins, *srcs):
 
 
 def _check_logic(ins):
+    """Bit types and .pred (cnot: bit types only)."""
     types = BIT_TYPES if ins.opcode == "cnot" else LOGIC_TYPES
     require(ins, types)
 
 
 def _same_types(n: int):
+    """types(): destination and ``n`` sources all of the instruction type."""
     def types(ins):
+        """Destination and sources of the instruction type."""
         return (ins.type,), (ins.type,) * n
     return types
 
@@ -261,6 +289,7 @@ for _name, _n in (("and", 2), ("or", 2), ("xor", 2), ("not", 1), ("cnot", 1)):
 # ---------------------------------------------------------------- shifts
 @lanewise(quiet=False)
 def _shift(ins, a, amount):
+    """shl/shr by a u32 amount; amounts >= width give 0, or the sign fill for shr.s."""
     n = a.dtype.itemsize * 8
     big = amount >= n
     k = np.minimum(amount, n - 1).astype(a.dtype)
@@ -272,6 +301,7 @@ def _shift(ins, a, amount):
 
 
 def _check_shift(ins):
+    """shl: .b16/.b32/.b64; shr also .u and .s types."""
     check_unique(ins)
     require(ins, BIT_TYPES if ins.opcode == "shl" else BIT_TYPES + ("u16", "u32", "u64", "s16", "s32", "s64"))
 
@@ -289,6 +319,7 @@ def clz32(x):
 
 
 def clz_any(x):
+    """Leading zeros of uint32 or uint64 values."""
     if x.dtype.itemsize == 4:
         return clz32(x)
     hi, lo = (x >> np.uint64(32)).astype(np.uint32), x.astype(np.uint32)
@@ -307,6 +338,7 @@ def brev_any(x):
 
 @lanewise(quiet=False)
 def _bitcount(ins, a):
+    """popc, clz (both .u32 results) and brev."""
     op = ins.opcode
     if op == "popc":
         return np.bitwise_count(a).astype(np.uint32)
@@ -316,6 +348,7 @@ def _bitcount(ins, a):
 
 
 def _bitcount_types(ins):
+    """popc/clz write .u32; brev keeps the type."""
     return ((ins.type if ins.opcode == "brev" else "u32"),), (ins.type,)
 
 
@@ -327,6 +360,7 @@ for _name, _doc in (("popc", "population count (d is .u32)"), ("clz", "count lea
 
 @lanewise(quiet=False)
 def _bfind(ins, a):
+    """Bit position of the most significant non-sign bit (.shiftamt: width-1 minus it)."""
     n = a.dtype.itemsize * 8
     x = uview(np.where(a < 0, ~a, a)) if ins.type.startswith("s") else a
     pos = (n - 1) - clz_any(x).astype(np.int64)
@@ -344,18 +378,12 @@ register(OpFamily("bfind", "d, a", 1, (1,), _bfind, "int", "fixed",
 # ---------------------------------------------------------------- bit fields
 @lanewise(quiet=False)
 def _bfe(ins, a, b, c):
-    n = a.dtype.itemsize * 8
-    pos, length = (b & 0xFF).astype(U64), (c & 0xFF).astype(U64)
-    ua = uview(a).astype(U64)
-    inside = pos < n
-    keep = np.where(inside, np.minimum(length, n - np.minimum(pos, n)), 0)
-    field = (ua >> np.minimum(pos, np.uint64(n - 1))) & low_mask(keep, 64)
-    field = np.where(inside, field, np.uint64(0))
-    if ins.type.startswith("s"):
-        top = np.minimum(pos + length - np.uint64(1), np.uint64(n - 1))
-        sbit = (length > 0) & (((ua >> top) & np.uint64(1)) == 1)
-        field = np.where(sbit, field | ~low_mask(keep, 64), field)
-    return field.astype(uview(a).dtype).view(a.dtype)
+    """PTX bfe: bits [pos, pos+len) of a, zero- or sign-extended (pos, len & 0xff)."""
+    n = 8 * a.dtype.itemsize
+    out = np.empty(a.shape, ptxtypes.BITS[a.dtype.itemsize])
+    kernels.bfe(np.ascontiguousarray(uview(a)), np.ascontiguousarray(b), np.ascontiguousarray(c), n,
+                a.dtype.kind == "i", out)
+    return out.view(a.dtype)
 
 
 register(OpFamily("bfe", "d, a, b, c", 1, (3,), _bfe, "int", "fixed",
@@ -366,14 +394,10 @@ register(OpFamily("bfe", "d, a, b, c", 1, (3,), _bfe, "int", "fixed",
 
 @lanewise(quiet=False)
 def _bfi(ins, a, b, c, d):
-    n = a.dtype.itemsize * 8
-    pos, length = (c & 0xFF).astype(U64), (d & 0xFF).astype(U64)
-    inside = pos < n
-    p = np.minimum(pos, np.uint64(n - 1))
-    keep = np.where(inside, np.minimum(length, n - p), 0)
-    mask = np.where(inside, low_mask(keep, 64) << p, np.uint64(0))
-    out = (b.astype(U64) & ~mask) | ((a.astype(U64) << p) & mask)
-    return out.astype(a.dtype)
+    """PTX bfi: the low len bits of a inserted into b at pos (pos, len & 0xff)."""
+    out = np.empty(a.shape, a.dtype)
+    kernels.bfi(*(np.ascontiguousarray(x) for x in (a, b, c, d)), 8 * a.dtype.itemsize, out)
+    return out
 
 
 register(OpFamily("bfi", "f, a, b, c, d", 1, (4,), _bfi, "int", "fixed",
@@ -383,31 +407,19 @@ register(OpFamily("bfi", "f, a, b, c, d", 1, (4,), _bfi, "int", "fixed",
 
 
 # ---------------------------------------------------------------- byte permute
-_PRMT_MODES = ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")
-_PRMT_FORMULA = {"f4e": lambda s, i: s + i, "b4e": lambda s, i: (8 + s - i) & 7, "rc8": lambda s, i: s,
-                 "ecl": max, "ecr": min, "rc16": lambda s, i: (i & 1) + ((s & 1) << 1)}
-#: mode -> (4 selectors x 4 destination bytes) table of source byte indices
-_PRMT_INDEX = {m: np.array([[f(s, i) for i in range(4)] for s in range(4)], dtype=np.intp)
-               for m, f in _PRMT_FORMULA.items()}
-_NIBBLE_SHIFTS = np.array([0, 4, 8, 12], dtype=np.uint32)
+_PRMT_MODES = kernels.PRMT_MODES
 
 
 @lanewise(quiet=False)
 def _prmt(ins, a, b, c):
-    """Gather bytes of {b, a} (byte k of the 64-bit value is source byte k) per destination byte."""
-    mode = next((m for m in ins.mods if m in _PRMT_MODES), None)
-    src = ((b.astype("<u8") << np.uint64(32)) | a.astype("<u8")).view(np.uint8).reshape(-1, 8)
-    if mode is None:
-        sel = (c.reshape(-1, 1) >> _NIBBLE_SHIFTS) & np.uint32(0xF)
-        out = np.take_along_axis(src, (sel & np.uint32(7)).astype(np.intp), axis=1)
-        fill = np.where(out >= 0x80, np.uint8(0xFF), np.uint8(0))
-        out = np.where(sel >= 8, fill, out)
-    else:
-        out = np.take_along_axis(src, _PRMT_INDEX[mode][(c & np.uint32(3)).reshape(-1)], axis=1)
-    return np.ascontiguousarray(out, dtype=np.uint8).view("<u4").reshape(a.shape).astype(np.uint32)
+    """Byte permute of {b, a} under selector c (generic mode or one of .f4e .b4e .rc8 .ecl .ecr .rc16)."""
+    mode = next((k + 1 for k, m in enumerate(_PRMT_MODES) if m in ins.mods), 0)
+    out = np.empty(a.shape, np.uint32)
+    return kernels.prmt(*(np.ascontiguousarray(x) for x in (a, b, c)), mode, kernels.PRMT_TABLE, out)
 
 
 def _check_prmt(ins):
+    """prmt.b32 with at most one mode."""
     check_unique(ins)
     require(ins, ("b32",), _PRMT_MODES)
     pick_one(ins, _PRMT_MODES, False, "permute mode")
@@ -419,6 +431,7 @@ register(OpFamily("prmt", "d, a, b, c", 1, (3,), _prmt, "int", "fixed", types=_s
 
 @lanewise(quiet=False)
 def _lop3(ins, a, b, c, lut):
+    """Each result bit is immLut[(a << 2) | (b << 1) | c] (sum of the selected minterms)."""
     out = np.zeros(a.shape, dtype=a.dtype)
     for i in range(8):
         term = (a if i & 4 else ~a) & (b if i & 2 else ~b) & (c if i & 1 else ~c)
@@ -434,6 +447,7 @@ register(OpFamily("lop3", "d, a, b, c, immLut", 1, (4,), _lop3, "int", "fixed",
 
 @lanewise(quiet=False)
 def _shf(ins, a, b, c):
+    """Funnel shift of the 64-bit {b, a} by c (.wrap: c & 31, .clamp: min(c, 32))."""
     n = np.minimum(c, 32) if ins.has("clamp") else c & np.uint32(31)
     n = n.astype(U64)
     src = (b.astype(U64) << np.uint64(32)) | a.astype(U64)
@@ -443,6 +457,7 @@ def _shf(ins, a, b, c):
 
 
 def _check_shf(ins):
+    """shf.{l,r}.{wrap,clamp}.b32."""
     check_unique(ins)
     require(ins, ("b32",), ("l", "r", "wrap", "clamp"))
     pick_one(ins, ("l", "r"), True, "direction")

@@ -34,11 +34,13 @@ CANON_NAN16 = np.uint16(0x7FFF).view(np.float16)
 
 
 def _is_int(t: str) -> bool:
+    """True for cvt integer types."""
     return t in CVT_INT
 
 
 # ---------------------------------------------------------------- checking
 def _check_types(ins):
+    """Exactly two supported types: destination, source."""
     types = ins.types
     if len(types) != 2:
         raise OpcodeError(f"'{ins.name}' needs a destination and a source type (e.g. cvt.rn.f32.s32)")
@@ -66,6 +68,7 @@ def _rounding_rule(d: str, s: str):
 
 
 def _check_cvt(ins):
+    """Rounding legality, .ftz (needs f32) and .sat (only where it can clamp)."""
     check_unique(ins)
     d, s = _check_types(ins)
     for m in ins.mods:
@@ -87,6 +90,7 @@ def _check_cvt(ins):
 
 
 def _can_overflow(d: str, s: str) -> bool:
+    """Whether some value of ``s`` does not fit in ``d``."""
     si, di = np.iinfo(dt(s)), np.iinfo(dt(d))
     return si.min < di.min or si.max > di.max
 
@@ -113,12 +117,16 @@ def float_to_int(a, d: str, irnd: str, s: str):
     v = _INTEGRAL[irnd](a.astype(F64))
     info = np.iinfo(dt(d))
     n = 8 * dt(d).itemsize
-    big = v >= 2.0 ** (n - 1 if info.min < 0 else n)
-    small = v < float(info.min)
+    if n < 64:                                       # both bounds exact in float64
+        out = np.clip(v, float(info.min), float(info.max))
+    else:                                            # 2^63 - 1 / 2^64 - 1 are not: clamp after the cast
+        top = 2.0 ** (n - 1 if info.min < 0 else n)
+        out = np.where(v >= top, 0.0, np.maximum(v, float(info.min)))
     nan = np.isnan(v)
-    safe = np.where(big | small | nan, 0.0, v).astype(dt(d))
-    out = np.where(big, info.max, np.where(small, info.min, safe)).astype(dt(d))
-    return np.where(nan, nan_to_int(s, d), out).astype(dt(d))
+    out = np.where(nan, 0.0, out).astype(dt(d))
+    if n == 64:
+        out = np.where(v >= top, info.max, out).astype(dt(d))
+    return np.where(nan, nan_to_int(s, d), out).astype(dt(d)) if nan.any() else out
 
 
 def _int64_exact(a):
@@ -129,6 +137,7 @@ def _int64_exact(a):
 
 
 def int_to_float(a, d: str, rnd: str):
+    """Integer to float, one rounding in ``rnd`` (exact for every width)."""
     if a.dtype.itemsize < 8:
         x = a.astype(F64)               # exact
         return x if d == "f64" else round_to(x, dt(d), rnd)
@@ -139,6 +148,7 @@ def int_to_float(a, d: str, rnd: str):
 
 
 def float_to_float(a, d: str, rnd):
+    """Round to integral (same size), narrow with rounding, or widen exactly."""
     if rnd in IRND:
         return _INTEGRAL[rnd](a)
     if dt(d).itemsize < a.dtype.itemsize:
@@ -147,6 +157,7 @@ def float_to_float(a, d: str, rnd):
 
 
 def _finish_float(ins, r, d: str):
+    """.ftz (f32 results), .sat, canonical NaN."""
     if ins.has("ftz") and d == "f32":
         r = flush(r)
     if ins.has("sat"):
@@ -158,6 +169,7 @@ def _finish_float(ins, r, d: str):
 
 @lanewise
 def _cvt(ins, a):
+    """Dispatch on (destination, source) type classes."""
     d, s = ins.types
     rnd = next((m for m in ins.mods if m in RND + IRND), None)
     if ins.has("ftz") and a.dtype == F32:

@@ -41,6 +41,7 @@ def two_sum(a, b):
 
 
 def _split(a):
+    """Dekker split of a into 26-bit high and low halves."""
     c = _SPLIT * a
     hi = c - (c - a)
     return hi, a - hi
@@ -98,6 +99,7 @@ def zero_sign(r, x, y, mode: str):
 # ---------------------------------------------------------------- numba scalar kernels
 @njit(cache=True)
 def _two_sum1(a, b):
+    """Scalar TwoSum."""
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
@@ -105,6 +107,7 @@ def _two_sum1(a, b):
 
 @njit(cache=True)
 def _two_prod1(a, b):
+    """Scalar Dekker TwoProduct."""
     p = a * b
     c = _SPLIT * a
     ah = c - (c - a)
@@ -142,10 +145,10 @@ def _round32(s, e, mode):
         return _overflow32(y, s, e, mode)
     diff = np.float64(y) - s                      # exact; y - x = diff - e
     if mode == 0:
-        if diff != 0.0:
-            other = _step(y, diff < 0.0)
-            if np.float64(other) - s == -diff and (e > 0.0) == (diff < 0.0):
-                return other                      # s was a tie; the exact value is past it
+        # s is an f32 tie iff 2s - y (exact) is the f32 on s's other side; then x lies past or before it
+        other = 2.0 * s - np.float64(y)
+        if diff != 0.0 and np.float64(np.float32(other)) == other and (e > 0.0) == (diff < 0.0):
+            return np.float32(other)
         return y
     over, under = diff > e, diff < e
     if mode == 1:
@@ -161,6 +164,7 @@ def _round32(s, e, mode):
 
 @njit(cache=True)
 def _zero_sign1(r, x, y, mode):
+    """Scalar :func:`zero_sign` for an exact zero r = x + y."""
     if mode == 2 and r == 0.0 and not (x == 0.0 and y == 0.0 and math.copysign(1.0, x) > 0.0
                                        and math.copysign(1.0, y) > 0.0):
         return -0.0 * abs(r)
@@ -182,18 +186,19 @@ def fma32(a, b, c, mode, out):
 
 
 @njit(cache=True)
-def _odd64(t, te):
-    """Round-to-odd of t + te (t = RN of it)."""
+def _odd64(t, te, scratch, bits):
+    """Round-to-odd of t + te (t = RN of it); ``scratch``/``bits`` are a float64 cell and its int64 view."""
     if te == 0.0:
         return t
-    k = math.ldexp(t, 1074) if abs(t) < 2.2250738585072014e-308 else math.ldexp(math.frexp(t)[0], 53)
-    if int(k) & 1:
+    scratch[0] = t
+    if bits[0] & 1:
         return t
     return np.nextafter(t, np.inf if te > 0.0 else -np.inf)
 
 
 @njit(cache=True)
 def _directed1(s, e, mode):
+    """Scalar :func:`directed64`."""
     if mode == 0 or e == 0.0:
         return s
     if mode == 1 and (e > 0.0) != (s > 0.0):
@@ -209,6 +214,8 @@ def _directed1(s, e, mode):
 def fma64(a, b, c, mode, out):
     """out = a * b + c rounded once to f64 (Boldo-Melquiond emulation, see module docstring)."""
     big = 1.7976931348623157e308
+    scratch = np.empty(1, np.float64)
+    bits = scratch.view(np.int64)
     for i in range(a.shape[0]):
         x, y, z = a[i], b[i], c[i]
         ph, pl = _two_prod1(x, y)
@@ -217,7 +224,8 @@ def fma64(a, b, c, mode, out):
             out[i] = naive
             continue
         uh, ul = _two_sum1(z, ph)
-        v = _odd64(*_two_sum1(ul, pl))
+        t, te = _two_sum1(ul, pl)
+        v = _odd64(t, te, scratch, bits)
         s, e = _two_sum1(uh, v)
         r = _directed1(s, e if math.isfinite(s) else 0.0, mode)
         if math.isinf(r) and ((mode == 1) or (mode == 2 and r > 0) or (mode == 3 and r < 0)):
