@@ -24,8 +24,8 @@ INT_ARITH = ("u16", "u32", "u64", "s16", "s32", "s64")
 WIDE = {"u16": "u32", "u32": "u64", "s16": "s32", "s32": "s64"}
 LOGIC_TYPES = ("pred",) + BIT_TYPES
 
-#: Quotient of a signed x/0 (PTX: unspecified). Unsigned x/0 gives all ones and x%0 gives x
-#: (:func:`int_divrem`); INT_MIN/-1 = INT_MIN and INT_MIN%-1 = 0 by two's complement wrap-around.
+#: Quotient of a signed x/0 (PTX: unspecified; measured: all ones). Unsigned x/0 and every x%0 give all
+#: ones too (:func:`int_divrem`); INT_MIN/-1 = INT_MIN and INT_MIN%-1 = 0 by two's complement wrap-around.
 DIV0_SIGNED = -1
 
 
@@ -211,14 +211,15 @@ def _divrem_wide(a, b, zero, unsigned: bool):
 
 
 def int_divrem(a, b, ptype: str):
-    """(quotient, remainder) truncating toward zero; x/0 gives all ones (-1 signed), x%0 gives x."""
+    """(quotient, remainder) truncating toward zero; x/0 and x%0 give all ones (-1 signed), as measured
+    on an H200 (tests/data/ptx_hw_edge.json: ptxas emits this on purpose)."""
     zero = b == 0
     if a.dtype.itemsize <= 4:
         q, r = _divrem_narrow(a, b, zero)
     else:
         q, r = _divrem_wide(a, b, zero, ptype.startswith("u"))
     q0 = np.iinfo(a.dtype).max if ptype.startswith("u") else DIV0_SIGNED
-    return np.where(zero, q0, q).astype(a.dtype), np.where(zero, a, r).astype(a.dtype)
+    return np.where(zero, q0, q).astype(a.dtype), np.where(zero, q0, r).astype(a.dtype)
 
 
 def int_div(ins, a, b):
@@ -378,7 +379,7 @@ register(OpFamily("bfind", "d, a", 1, (1,), _bfind, "int", "fixed",
 # ---------------------------------------------------------------- bit fields
 @lanewise(quiet=False)
 def _bfe(ins, a, b, c):
-    """PTX bfe: bits [pos, pos+len) of a, zero- or sign-extended (pos, len & 0xff)."""
+    """PTX bfe: bits [pos, pos+len) of a, zero- or sign-extended (32-bit: pos, len & 0xff)."""
     n = 8 * a.dtype.itemsize
     out = np.empty(a.shape, ptxtypes.BITS[a.dtype.itemsize])
     kernels.bfe(np.ascontiguousarray(uview(a)), np.ascontiguousarray(b), np.ascontiguousarray(c), n,
@@ -394,7 +395,7 @@ register(OpFamily("bfe", "d, a, b, c", 1, (3,), _bfe, "int", "fixed",
 
 @lanewise(quiet=False)
 def _bfi(ins, a, b, c, d):
-    """PTX bfi: the low len bits of a inserted into b at pos (pos, len & 0xff)."""
+    """PTX bfi: the low len bits of a inserted into b at pos (32-bit: pos, len & 0xff)."""
     out = np.empty(a.shape, a.dtype)
     kernels.bfi(*(np.ascontiguousarray(x) for x in (a, b, c, d)), 8 * a.dtype.itemsize, out)
     return out

@@ -48,12 +48,21 @@ def prmt(a, b, c, mode, table, out):
 
 
 @njit(cache=True)
+def _field(pos, length, n):
+    """Field position and length: 32-bit forms use the low 8 bits of each (as PTX says); 64-bit forms
+    use the whole 32-bit values, clamped later (measured on an H200: tests/data/ptx_hw_edge.json)."""
+    p, ln = np.int64(pos), np.int64(length)
+    if n <= 32:
+        return p & 0xFF, ln & 0xFF
+    return p, ln
+
+
+@njit(cache=True)
 def bfe(a, pos, length, n, signed, out):
-    """PTX bfe on zero-extended uint64 values of width n: field [pos, pos+len) (both & 0xff), extended."""
+    """PTX bfe on zero-extended uint64 values of width n: field [pos, pos+len), extended."""
     for i in range(a.shape[0]):
         x = np.uint64(a[i])
-        p = np.int64(pos[i]) & 0xFF
-        ln = np.int64(length[i]) & 0xFF
+        p, ln = _field(pos[i], length[i], n)
         keep = 0 if p >= n else min(ln, n - p)
         field = np.uint64(0)
         if keep > 0:
@@ -68,11 +77,10 @@ def bfe(a, pos, length, n, signed, out):
 
 @njit(cache=True)
 def bfi(a, b, pos, length, n, out):
-    """PTX bfi on zero-extended uint64 values of width n: a's low len bits into b at pos (both & 0xff)."""
+    """PTX bfi on zero-extended uint64 values of width n: a's low len bits into b at pos."""
     for i in range(a.shape[0]):
         f = np.uint64(b[i])
-        p = np.int64(pos[i]) & 0xFF
-        ln = np.int64(length[i]) & 0xFF
+        p, ln = _field(pos[i], length[i], n)
         if p < n:
             keep = min(ln, n - p)
             if keep > 0:
