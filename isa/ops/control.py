@@ -122,7 +122,9 @@ def _shfl(ins, ctx) -> None:
     mode = next(m for m in ins.mods if m in ("up", "down", "bfly", "idx"))
     has_p = len(ins.operands) == 5 and hasattr(ins.operands[0], "second")
     _warp_members(ctx, 4, "shfl.sync")
-    a = np.broadcast_to(ctx.src(1, "b32"), ctx.active.shape).reshape(-1, 32)
+    # a source lane that is not executing (exited, or on another path) reads as 0, as measured on an H200
+    # (PTX leaves it undefined; tests/data/ptx_hw_edge.json)
+    a = np.where(ctx.active, ctx.src(1, "b32"), np.uint32(0)).reshape(-1, 32)
     b = (np.broadcast_to(ctx.src(2, "b32"), ctx.active.shape).reshape(-1, 32) & 31).astype(np.int64)
     c = np.broadcast_to(ctx.src(3, "b32"), ctx.active.shape).reshape(-1, 32).astype(np.int64)
     lane = _LANE.astype(np.int64)[None, :]
