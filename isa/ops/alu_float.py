@@ -13,10 +13,15 @@ Exactness strategy (building blocks in :mod:`.fpexact`)
 * Residual inexactness (f64 only): Dekker splitting needs operands below about 2^996 and products above
   about 2^-969; outside that range f64 ``fma`` and f64 directed modes may be off by one ulp.
 * ``.approx`` operations (rcp, sqrt, rsqrt, ex2, lg2, sin, cos, div.approx) and ``div.full`` return the
-  correctly rounded (or float64-evaluated) value, not NVIDIA's hardware approximation bits.
+  correctly rounded (or float64-evaluated) value, not NVIDIA's hardware approximation bits
+  (``div.approx`` does flush its reciprocal below 2^-126, as the hardware does).
 
-NaN results of f32 arithmetic are the canonical NaN 0x7FFFFFFF, as NVIDIA GPUs produce; f64 NaNs are
-whatever numpy produces (payloads of NaN inputs propagate, generated NaNs are the x86 default NaN).
+NaN results (measured on H200, docs/hardware/ptx_edge_cases.md): every f32 NaN result is the canonical NaN
+0x7FFFFFFF (``neg``/``abs`` included: no sign flip). f64 results follow :func:`nan64`: the winning NaN
+operand, quieted (``neg``/``abs`` leave its sign alone); the second operand wins two-operand ties, and
+``fma``/``mad`` prefer b, then c, then a; an invalid operation on non-NaN inputs (0/0, inf - inf, 0 * inf)
+gives the default NaN 0xFFF8000000000000. min/max return the non-NaN operand (signalling NaNs included);
+two NaNs give 0x7FFFFFFF (f32) or quiet(b) (f64); ``.NaN`` gives 0x7FFFFFFF if either operand is NaN.
 """
 from __future__ import annotations
 
@@ -31,6 +36,9 @@ F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
 RND = ("rn", "rz", "rm", "rp")
 CANON_NAN32 = np.uint32(0x7FFFFFFF).view(np.float32)
+DEFAULT_NAN64 = np.uint64(0xFFF8000000000000).view(np.float64)
+QUIET_BIT64 = np.uint64(1 << 51)
+RCP_APPROX_NAN64 = np.uint64(0x7FFFFFFF00000000).view(np.float64)
 
 
 # ---------------------------------------------------------------- rounding helpers
@@ -58,6 +66,23 @@ def canon(x: np.ndarray) -> np.ndarray:
     return x
 
 
+def quiet64(x) -> np.ndarray:
+    """f64 values with the quiet bit (bit 51) set: signalling NaNs become quiet, payload and sign kept."""
+    return (np.asarray(x, F64).view(np.uint64) | QUIET_BIT64).view(F64)
+
+
+def nan64(r, *srcs) -> np.ndarray:
+    """f64 NaN propagation of the hardware: NaN lanes of ``r`` take the first NaN among ``srcs`` (listed in
+    the hardware's priority order), quieted, or the default NaN 0xFFF8000000000000 when no source is NaN."""
+    nan = np.isnan(r)
+    if not nan.any():
+        return r
+    out = np.where(nan, DEFAULT_NAN64, r)
+    for x in reversed(srcs):
+        out = np.where(nan & np.isnan(x), quiet64(x), out)
+    return out
+
+
 def sat01(x: np.ndarray) -> np.ndarray:
     """``.sat``: clamp to [+0.0, 1.0]; NaN -> +0.0."""
     return np.where(x > 0, np.minimum(x, x.dtype.type(1)), x.dtype.type(0))
@@ -70,13 +95,16 @@ def prologue(ins, *xs):
     return xs
 
 
-def epilogue(ins, r):
-    """Result after ``.ftz``, ``.sat`` and NaN canonicalisation."""
+def epilogue(ins, r, *srcs):
+    """Result after ``.ftz``, ``.sat`` and the NaN rules: f32 canonical, f64 per :func:`nan64` over ``srcs``
+    (the operands in the hardware's NaN priority order)."""
     mods = ins.mods
     if "ftz" in mods:
         r = flush(r)
     if "sat" in mods:
         r = sat01(r)
+    if r.dtype == F64:
+        return nan64(r, *srcs)
     return canon(r)
 
 
@@ -155,55 +183,56 @@ def sqrt_core(a, mode: str):
 def f_add(ins, a, b):
     """Float add with rounding, .ftz, .sat."""
     a, b = prologue(ins, a, b)
-    return epilogue(ins, add_core(a, b, rounding(ins)))
+    return epilogue(ins, add_core(a, b, rounding(ins)), b, a)
 
 
 def f_sub(ins, a, b):
     """Float subtract with rounding, .ftz, .sat."""
     a, b = prologue(ins, a, b)
-    return epilogue(ins, add_core(a, -b, rounding(ins)))
+    return epilogue(ins, add_core(a, -b, rounding(ins)), b, a)
 
 
 def f_mul(ins, a, b):
     """Float multiply with rounding, .ftz, .sat."""
     a, b = prologue(ins, a, b)
-    return epilogue(ins, mul_core(a, b, rounding(ins)))
+    return epilogue(ins, mul_core(a, b, rounding(ins)), b, a)
 
 
 def f_fma(ins, a, b, c):
-    """fma / float mad: a * b + c, one rounding."""
+    """fma / float mad: a * b + c, one rounding; an f64 NaN comes from b, else c, else a (measured)."""
     a, b, c = prologue(ins, a, b, c)
-    return epilogue(ins, fma_core(a, b, c, rounding(ins)))
+    return epilogue(ins, fma_core(a, b, c, rounding(ins)), b, c, a)
 
 
 def f_div(ins, a, b):
-    """div.approx (a * RN(1/b)), div.full and div.rnd (correctly rounded)."""
+    """div.approx (a * RN(1/b), the reciprocal flushed to zero below 2^-126 as on hardware, so |b| > 2^126
+    gives 0, or NaN for an infinite a), div.full and div.rnd (correctly rounded)."""
     a, b = prologue(ins, a, b)
     if ins.has("approx"):
-        rcp = (1.0 / b.astype(F64)).astype(F32)
-        r = a * (flush(rcp) if ins.has("ftz") else rcp)
+        r = a * flush((1.0 / b.astype(F64)).astype(F32))
     else:
         r = div_core(a, b, rounding(ins))
-    return epilogue(ins, r)
+    return epilogue(ins, r, b, a)
 
 
 def f_neg(ins, a):
-    """Float negation (.ftz)."""
+    """Float negation (.ftz); a NaN keeps its sign (f32: canonical, f64: quieted)."""
     (a,) = prologue(ins, a)
-    return epilogue(ins, -a)
+    return epilogue(ins, -a, a)
 
 
 def f_abs(ins, a):
-    """Float absolute value (.ftz)."""
+    """Float absolute value (.ftz); a NaN keeps its sign (f32: canonical, f64: quieted)."""
     (a,) = prologue(ins, a)
-    return epilogue(ins, np.abs(a))
+    return epilogue(ins, np.abs(a), a)
 
 
 def f_minmax(ins, a, b):
-    """PTX min/max: a NaN operand yields the other (.NaN: NaN wins); -0.0 < +0.0.
+    """PTX min/max: a NaN operand (quiet or signalling) yields the other; two NaNs give NaN (f32 canonical,
+    f64 quiet(b)); .NaN: canonical NaN if either is NaN; -0.0 < +0.0.
 
-    np.fmin/np.fmax already drop a single NaN; equal operands (the +-0 case) are combined bitwise:
-    OR of the bits for min (negative zero wins), AND for max.
+    Equal operands (the +-0 case) are combined bitwise: OR of the bits for min (negative zero wins), AND
+    for max. ``.xorsign.abs`` takes the sign from both original operands, a NaN's sign included.
     """
     mods = ins.mods
     a, b = prologue(ins, a, b)
@@ -211,14 +240,16 @@ def f_minmax(ins, a, b):
     if "abs" in mods:
         a, b = np.abs(a), np.abs(b)
     is_max = ins.opcode == "max"
-    r = (np.fmax if is_max else np.fmin)(a, b)
+    na, nb = np.isnan(a), np.isnan(b)
+    r = (np.maximum if is_max else np.minimum)(a, b)
     ua, ub = a.view(ptxtypes.BITS[a.itemsize]), b.view(ptxtypes.BITS[a.itemsize])
     r = np.where(a == b, ((ua & ub) if is_max else (ua | ub)).view(a.dtype), r)
+    r = np.where(na, b, np.where(nb, a, r))
     if "NaN" in mods:
-        r = np.where(np.isnan(a) | np.isnan(b), a.dtype.type(np.nan), r)
+        r = np.where(na | nb, a.dtype.type(np.nan), r)
     if xs is not None:
         r = np.where(np.isnan(r), r, np.copysign(r, np.where(xs, -1.0, 1.0).astype(r.dtype)))
-    return epilogue(ins, r)
+    return epilogue(ins, r, b, a)
 
 
 # ---------------------------------------------------------------- float-only families
@@ -252,20 +283,26 @@ register(OpFamily("fma", "d, a, b, c", 1, (3,), lanewise(f_fma), _float_unit, "f
 
 @lanewise
 def _rcp(ins, a):
-    """Reciprocal: .approx is RN(1/a) (evaluated in f64); .rnd is exact in its mode."""
+    """Reciprocal: .approx is RN(1/a) (evaluated in f64); .rnd is exact in its mode.
+
+    rcp.approx.ftz.f64 of a NaN gives 0x7FFFFFFF00000000 (measured), whatever the NaN.
+    """
     (a,) = prologue(ins, a)
     if ins.has("approx"):
         r = (1.0 / a.astype(F64)).astype(a.dtype)
     else:
         r = div_core(np.ones_like(a), a, rounding(ins))
-    return epilogue(ins, r)
+    r = epilogue(ins, r, a)
+    if ins.has("approx") and r.dtype == F64:
+        return np.where(np.isnan(a), RCP_APPROX_NAN64, r)
+    return r
 
 
 @lanewise
 def _sqrt(ins, a):
     """Square root; .approx returns the correctly rounded value."""
     (a,) = prologue(ins, a)
-    return epilogue(ins, sqrt_core(a, "rn" if ins.has("approx") else rounding(ins)))
+    return epilogue(ins, sqrt_core(a, "rn" if ins.has("approx") else rounding(ins)), a)
 
 
 _TRANSCENDENTAL = {
@@ -277,7 +314,7 @@ _TRANSCENDENTAL = {
 def _transcendental(ins, a):
     """rsqrt/ex2/lg2/sin/cos .approx, evaluated in float64 and rounded to the type."""
     (a,) = prologue(ins, a)
-    return epilogue(ins, _TRANSCENDENTAL[ins.opcode](a.astype(F64)).astype(a.dtype))
+    return epilogue(ins, _TRANSCENDENTAL[ins.opcode](a.astype(F64)).astype(a.dtype), a)
 
 
 def _check_rcp_sqrt(ins):

@@ -15,14 +15,17 @@ Rules implemented (quoted from the PTX ISA cvt section):
   (64-bit integers are split into two exact halves and combined with TwoSum / round-to-odd).
 * ``.ftz`` (needs an .f32 source or destination) flushes subnormal f32 inputs and f32 results;
   ``.sat`` with a float destination clamps to [0.0, 1.0], NaN -> +0.0.
-* NaN float results are canonical: f32 0x7FFFFFFF, f16 0x7FFF.
+* NaN float results (measured on H200, docs/hardware/ptx_edge_cases.md): f64 -> f32 gives 0x7FC00000 with
+  the source's sign (payload dropped) in every rounding mode; f64 -> f64 keeps the payload, quieted; f32 ->
+  f64 keeps the payload, quieted, except that with ``.ftz`` every NaN gives 0x7FFFFFFFE0000000 (the widened
+  canonical f32 NaN); any other f32 result is 0x7FFFFFFF, f16 0x7FFF.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..opcodes import OpcodeError, OpFamily, register
-from .alu_float import F32, F64, RND, canon, flush, sat01
+from .alu_float import F32, F64, RND, canon, flush, nan64, sat01
 from .alu_int import check_unique, dt, lanewise, pick_one
 from .fpexact import directed64, round_odd, round_to, two_sum
 
@@ -31,6 +34,7 @@ CVT_FLOAT = ("f16", "f32", "f64")
 IRND = ("rni", "rzi", "rmi", "rpi")
 _INTEGRAL = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
 CANON_NAN16 = np.uint16(0x7FFF).view(np.float16)
+NARROW_NAN32 = np.uint32([0x7FC00000, 0xFFC00000]).view(np.float32)   # f64 -> f32 NaN, by sign
 
 
 def _is_int(t: str) -> bool:
@@ -156,15 +160,24 @@ def float_to_float(a, d: str, rnd):
     return a.astype(dt(d))
 
 
-def _finish_float(ins, r, d: str):
-    """.ftz (f32 results), .sat, canonical NaN."""
+def _float_nan(r, a):
+    """The NaN rule for a float result ``r`` converted from ``a`` (see the module docstring)."""
+    if r.dtype == np.float16:
+        return np.where(np.isnan(r), CANON_NAN16, r)
+    if r.dtype == F64:
+        return nan64(r, a if a.dtype == F64 else r)      # payload kept, quieted
+    if a.dtype == F64:
+        return np.where(np.isnan(r), NARROW_NAN32[np.signbit(a).astype(np.intp)], r)
+    return canon(r)
+
+
+def _finish_float(ins, r, d: str, a):
+    """.ftz (f32 results), .sat, then the NaN rule of :func:`_float_nan` (``a`` is the source)."""
     if ins.has("ftz") and d == "f32":
         r = flush(r)
     if ins.has("sat"):
         r = sat01(r)
-    if r.dtype == np.float16:
-        return np.where(np.isnan(r), CANON_NAN16, r)
-    return canon(r)
+    return _float_nan(r, a)
 
 
 @lanewise
@@ -173,11 +186,11 @@ def _cvt(ins, a):
     d, s = ins.types
     rnd = next((m for m in ins.mods if m in RND + IRND), None)
     if ins.has("ftz") and a.dtype == F32:
-        a = flush(a)
+        a = canon(flush(a))             # .ftz also canonicalises NaN inputs (cvt.ftz.f64.f32: 0x7FFFFFFFE0000000)
     if _is_int(d):
         return int_to_int(a, d, ins.has("sat")) if _is_int(s) else float_to_int(a, d, rnd, s)
     r = int_to_float(a, d, rnd or "rn") if _is_int(s) else float_to_float(a, d, rnd)
-    return _finish_float(ins, r, d)
+    return _finish_float(ins, r, d, a)
 
 
 def _cvt_unit(ins) -> str:
