@@ -79,9 +79,6 @@ class Batch:
         if name in ("%clock", "%clock64", "%globaltimer"):
             dt = np.uint32 if name == "%clock" else np.uint64
             return np.full(self.nlanes, self.steps, dt)
-        for suffix in (".x", ".y", ".z"):
-            if name + suffix in self._special and suffix == ".x":
-                return self._special[name + suffix]
         raise KernelError(f"unknown special register {name}", self.prog.kernel.name)
 
     # ---------------------------------------------------------------- register tracking

@@ -25,7 +25,7 @@ from .decode import Op
 from .engine import Batch
 from .errors import KernelError
 from .layout import align_up, layout
-from .memory import GLOBAL_BASE, GlobalMemory
+from .memory import GlobalMemory
 from .program import Kernel
 
 MAX_THREADS_PER_BLOCK = 1024
@@ -149,10 +149,9 @@ def _scalar(p, a, i: int, kernel: Kernel):
         raise KernelError(f"invalid launch: argument {i} ({p.name}) is .{p.type}: expected an integer, "
                           f"got {type(a).__name__} {a!r}", kernel.name)
     bits = 8 * dt.itemsize
-    lo = -(1 << (bits - 1)) if dt.kind == "i" or p.type.startswith("b") else 0
-    hi = (1 << bits) - 1 if dt.kind == "u" else (1 << (bits - 1)) - 1
-    if p.type.startswith("b"):
-        hi = (1 << bits) - 1
+    untyped = p.type.startswith("b")           # .b32 takes either signed or unsigned values
+    lo = -(1 << (bits - 1)) if dt.kind == "i" or untyped else 0
+    hi = (1 << (bits - 1)) - 1 if dt.kind == "i" else (1 << bits) - 1
     if not lo <= int(a) <= hi:
         raise KernelError(f"invalid launch: argument {i} ({p.name}) = {a} does not fit in .{p.type}",
                           kernel.name)
@@ -242,4 +241,4 @@ def _run_grid(prog, grid3, block3, shared_total, dynamic, gmem, const, params, b
         count = min(per_batch, nblocks - first)
         batch = Batch(prog, grid3, block3, first, count, shared_total, dynamic, gmem, const, params, budget)
         total += batch.run()
-    return {"warp_instructions": total, "blocks": nblocks, "global_base": GLOBAL_BASE}
+    return {"warp_instructions": total, "blocks": nblocks}
