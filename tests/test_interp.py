@@ -387,3 +387,25 @@ def test_scalar_params_and_results_count():
     res = isa.run(k, 2, 20, (out, np.float32(1.5), -4))
     assert (out == -2.5).all()
     assert res["warp_instructions"] == 2 * 14 and res["blocks"] == 2
+
+
+def test_clock_timer_and_sm_registers():
+    k = kernel(PROLOGUE + """
+        mov.u64 %rd10, %clock64;
+        mov.u32 %r2, %clock;
+        add.u32 %r3, %r2, 1;
+        mov.u64 %rd11, %clock64;
+        sub.s64 %rd12, %rd11, %rd10;
+        cvt.u32.u64 %r4, %rd12;
+        mov.u64 %rd13, %globaltimer;
+        mov.u32 %r5, %smid;
+        mov.u32 %r6, %nsmid;
+        mov.u32 %r7, %lanemask_lt;
+        popc.b32 %r8, %r7;
+        st.global.v4.u32 [%rd2], {%r4, %r5, %r6, %r8};
+        ret;""")
+    out = np.zeros((64, 4), np.uint32)
+    isa.run(k, 2, 32, (out,))
+    assert (out[:, 0] > 0).all()                       # the clock advances between the two reads
+    assert (out[:, 1] == 0).all() and (out[:, 2] == 1).all()   # one simulated SM
+    assert np.array_equal(out[:, 3], np.arange(64) % 32)       # %lanemask_lt has laneid bits set
