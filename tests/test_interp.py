@@ -402,7 +402,9 @@ def test_clock_timer_and_sm_registers():
         mov.u32 %r6, %nsmid;
         mov.u32 %r7, %lanemask_lt;
         popc.b32 %r8, %r7;
-        st.global.v4.u32 [%rd2], {%r4, %r5, %r6, %r8};
+        mul.wide.u32 %rd14, %r1, 16;
+        add.s64 %rd15, %rd1, %rd14;
+        st.global.v4.u32 [%rd15], {%r4, %r5, %r6, %r8};
         ret;""")
     out = np.zeros((64, 4), np.uint32)
     isa.run(k, 2, 32, (out,))
