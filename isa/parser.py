@@ -198,26 +198,27 @@ class _Parser:
 
     def _initializer(self) -> tuple:
         if not self.accept("{"):
-            return (self._number(),)
+            return (self._number()[0],)
         vals = []
         while not self.at("}"):
-            vals.append(self._number())
+            vals.append(self._number()[0])
             if not self.accept(","):
                 break
         self.expect("}")
         return tuple(vals)
 
-    def _number(self):
+    def _number(self, what: str = "a number") -> tuple:
+        """A numeric literal (PTX float ``0f``/``0d``, hex, binary, decimal): ``(value, spelling)``."""
         neg = self.accept("-")
         t = self.next()
         if t.kind == "fnum":
             v = _float_imm(t.text)
         elif t.kind == "num":
-            v = float(t.text) if any(c in t.text for c in ".eE") and t.text[:2] not in ("0x", "0X") \
-                else _int_imm(t.text)
+            is_float = t.text[:2] not in ("0x", "0X") and any(c in t.text for c in ".eE")
+            v = float(t.text) if is_float else _int_imm(t.text)
         else:
-            raise self.error(f"expected a number, found '{t.text}'", t)
-        return -v if neg else v
+            raise self.error(f"expected {what}, found '{t.text or 'end of text'}'", t)
+        return (-v if neg else v), ("-" if neg else "") + t.text
 
     def _entry(self, visible: bool) -> Kernel:
         self.expect(".entry")
@@ -417,17 +418,7 @@ class _Body:
         return self.immediate()
 
     def immediate(self) -> Imm:
-        p = self.p
-        neg = p.accept("-")
-        t = p.next()
-        if t.kind == "fnum":
-            v = _float_imm(t.text)
-        elif t.kind == "num":
-            is_float = t.text[:2] not in ("0x", "0X") and any(c in t.text for c in ".eE")
-            v = float(t.text) if is_float else _int_imm(t.text)
-        else:
-            raise p.error(f"expected an operand, found '{t.text or 'end of text'}'", t)
-        return Imm(-v if neg else v, ("-" if neg else "") + t.text)
+        return Imm(*self.p._number("an operand"))
 
     def address(self) -> Addr:
         p = self.p
