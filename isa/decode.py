@@ -74,6 +74,7 @@ class Op:
         self.active = None
         self.full = False
         self.readers = self.writers = ()
+        self._access = {}       # (operand, ptype, reader?) -> reader/writer, for mem and sync semantics
         if self.kind == "alu":
             self._decode_alu()
 
@@ -150,13 +151,21 @@ class Op:
         return write
 
     # -- context used by mem / sync semantics
+    def _cached(self, op, ptype: str, read: bool):
+        """The reader (or writer) of ``op`` as ``ptype``, built once per instruction."""
+        key = (op, ptype, read)
+        fn = self._access.get(key)
+        if fn is None:
+            fn = self._access[key] = self.reader(op, ptype) if read else self.writer(op, ptype)
+        return fn
+
     def src(self, i: int, ptype: str):
         """Operand ``i`` (by position in the instruction, Vec elements not expanded) as ``ptype``."""
-        return self.reader(self.ins.operands[i], ptype)(self.st, self.active)
+        return self._cached(self.ins.operands[i], ptype, True)(self.st, self.active)
 
     def src_items(self, i: int, ptype: str) -> list:
         """Elements of a (possibly vector) source operand ``i``."""
-        return [self.reader(op, ptype)(self.st, self.active) for op in flatten([self.ins.operands[i]])]
+        return [self._cached(op, ptype, True)(self.st, self.active) for op in flatten([self.ins.operands[i]])]
 
     def dst(self, i: int, values, ptype: str, lanes=None) -> None:
         """Write ``values`` into destination operand ``i`` (a Vec takes a list). With ``lanes``, values
@@ -165,7 +174,7 @@ class Op:
         vals = values if isinstance(self.ins.operands[i], Vec) else [values]
         for op, v in zip(ops, vals):
             if lanes is None:
-                self.writer(op, ptype)(self.st, v, self.active, self.full)
+                self._cached(op, ptype, False)(self.st, v, self.active, self.full)
             else:
                 self.write_lanes(op, ptype, lanes, v)
 
@@ -190,8 +199,8 @@ class Op:
             raise DecodeError(f"operand {i + 1} of '{self.ins.text()}' must be an address [..]")
         base = op.base
         if isinstance(base, Reg):
-            bits = self.reader(base, "u64" if self.prog.reg_dtype(self.prog.reg_id(base.name)).itemsize == 8
-                               else "u32")(self.st, self.active)
+            wide = self.prog.reg_dtype(self.prog.reg_id(base.name)).itemsize == 8
+            bits = self._cached(base, "u64" if wide else "u32", True)(self.st, self.active)
             addr = bits[lanes].astype(np.uint64)
         elif isinstance(base, Sym):
             addr = np.full(lanes.size, self.prog.symbol_address(base.name, self.ins), np.uint64)

@@ -106,8 +106,9 @@ def _dims(value, what: str, limits) -> tuple:
     return dims
 
 
-def _pack_params(prog: Program, args, kernel: Kernel) -> tuple:
-    """Lay out the parameter buffer; returns (buffer, [(allocation index, array) ...], global sizes)."""
+def _pack_params(args, kernel: Kernel) -> tuple:
+    """Check ``args`` against the parameters: ``(arrays, slots)``, the distinct arrays to allocate and, per
+    parameter, ``("array", allocation index)`` or ``("scalar", typed value)``."""
     params = kernel.params
     if len(args) != len(params):
         names = ", ".join(p.name for p in params)
@@ -208,7 +209,7 @@ def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions
                           f"({prog.static_shared} static, {shared_bytes} dynamic, with alignment) exceed the limit of "
                           f"{max_shared_bytes}", kernel.name)
     args = tuple(args)
-    arrays, slots = _pack_params(prog, args, kernel)
+    arrays, slots = _pack_params(args, kernel)
     gvars = [v for v in globals_ if v.space == "global"]
     gmem = GlobalMemory([a.nbytes for a in arrays] + [v.size for v in gvars])
     for k, a in enumerate(arrays):

@@ -86,10 +86,11 @@ class Spaces:
         nlanes = nblocks * lanes_per_block
         self.local = np.zeros(max(nlanes * self.local_stride, 16), np.uint8)
         self.const, self.params = const, params
+        self._buffers = {"global": gmem.buf, "shared": self.shared, "local": self.local, "const": const,
+                         "param": params}
 
     def buffer(self, space: str) -> np.ndarray:
-        return {"global": self.gmem.buf, "shared": self.shared, "local": self.local, "const": self.const,
-                "param": self.params}[space]
+        return self._buffers[space]
 
     def locate(self, space: str, addr: np.ndarray, lanes: np.ndarray, nbytes: int) -> np.ndarray:
         """Byte offsets into :meth:`buffer` of ``space`` for ``addr`` (uint64, one per lane in ``lanes``)."""
