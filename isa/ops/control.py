@@ -46,11 +46,10 @@ def _barrier(ins, ctx) -> None:
     if ins.has("arrive"):
         raise ctx.fail("bar.arrive (split barriers) is not supported", ctx.lanes())
     red = ins.has("red")
-    nsrc = len(ins.operands) - red
     active = _block_view(ctx, ctx.active)
     live = _block_view(ctx, st.live)
     arrived = active.any(axis=1)
-    if nsrc - (1 if red else 0) >= 2:            # bar.sync id, count
+    if len(ins.operands) - 2 * red == 2:       # a thread count: bar.sync a, b / bar.red d, a, b, c
         count = int(np.max(ctx.src(red + 1, "u32")))
         warps = active.reshape(active.shape[0], -1, 32).any(axis=2).sum(axis=1) * 32
         bad = arrived & (warps != count)
