@@ -35,3 +35,19 @@ class KernelError(RuntimeError):
         if loc is not None:
             parts.append(f"({loc})")
         super().__init__("\n  ".join(parts))
+
+
+class CompileError(ValueError):
+    """A Python kernel the compiler cannot translate: ``file:line:col``, the message, the source line with a
+    caret under the column, and what is supported instead (``hint``)."""
+
+    def __init__(self, message: str, file: str = "", line: int = 0, col: int = 0, source_line: str = "",
+                 hint: str = ""):
+        self.message, self.file, self.line, self.col = message, file, line, col
+        self.source_line, self.hint = source_line, hint
+        text = f"{file}:{line}:{col}: {message}" if file else message
+        if source_line:
+            text += f"\n    {source_line}\n    {' ' * max(col - 1, 0)}^"
+        if hint:
+            text += f"\n  supported instead: {hint}"
+        super().__init__(text)

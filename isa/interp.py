@@ -182,13 +182,15 @@ def prepare(kernel: Kernel) -> Program:
 
 
 def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions: int = MAX_INSTRUCTIONS,
-        max_shared_bytes: int = MAX_SHARED_BYTES) -> dict:
+        max_shared_bytes: int = MAX_SHARED_BYTES, counters: bool = False) -> dict:
     """Run ``kernel`` over the whole grid; arrays in ``args`` receive the results.
 
     ``grid``/``block``: an int or a tuple of up to 3 ints. ``args``: numpy arrays for pointer parameters
     (copied into device memory and back), Python or numpy scalars for the others. ``shared_bytes``:
     dynamic shared memory per block. ``max_instructions``: the most warp-instructions one warp may execute
-    before the run stops as a runaway. Returns counts: ``{"warp_instructions": ..., "blocks": ...}``.
+    before the run stops as a runaway. Returns counts: ``{"warp_instructions": ..., "blocks": ...}``, and
+    with ``counters=True`` also ``"counters"``: global load/store requests and 32-byte sectors
+    (``requests_ld``, ``sectors_ld``, ``requests_st``, ``sectors_st``; atomics are not loads or stores).
     """
     if not isinstance(kernel, Kernel):
         raise KernelError(f"isa.run expects a Kernel (module[name] or module.find(part)), got "
@@ -211,7 +213,8 @@ def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions
     args = tuple(args)
     arrays, slots = _pack_params(args, kernel)
     gvars = [v for v in globals_ if v.space == "global"]
-    gmem = GlobalMemory([a.nbytes for a in arrays] + [v.size for v in gvars])
+    tally = {"requests_ld": 0, "sectors_ld": 0, "requests_st": 0, "sectors_st": 0} if counters else None
+    gmem = GlobalMemory([a.nbytes for a in arrays] + [v.size for v in gvars], tally)
     for k, a in enumerate(arrays):
         gmem.write(k, np.ascontiguousarray(a).tobytes())
     prog.global_addresses = {v.name: gmem.address(len(arrays) + j) for j, v in enumerate(gvars)}
@@ -229,6 +232,8 @@ def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions
     for k, a in enumerate(arrays):
         result = np.frombuffer(gmem.read(k), a.dtype).reshape(a.shape)
         np.copyto(a, result)
+    if counters:
+        counts["counters"] = tally
     return counts
 
 

@@ -38,7 +38,9 @@ class Fault(Exception):
 class GlobalMemory:
     """Flat device memory: numpy arrays copied in at 256-byte-aligned addresses, as cudaMalloc would."""
 
-    def __init__(self, sizes: list):
+    def __init__(self, sizes: list, counters: dict | None = None):
+        #: global load/store requests and 32-byte sectors, when counting (see :meth:`count`)
+        self.counters = counters
         starts, off = [], 0
         for n in sizes:
             starts.append(off)
@@ -58,6 +60,18 @@ class GlobalMemory:
     def read(self, k: int) -> bytes:
         s, e = int(self.starts[k]), int(self.ends[k])
         return self.buf[s:e].tobytes()
+
+    def count(self, op: str, addr: np.ndarray, lanes: np.ndarray) -> None:
+        """Tally one warp-wide ``op`` ("ld" or "st") access: a request per warp with an active lane, and
+        the distinct 32-byte sectors each warp touches (aligned accesses of at most 16 bytes lie in one
+        sector). Names follow Nsight Compute's ``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_*``."""
+        if self.counters is None or not lanes.size:
+            return
+        sector = (addr - np.uint64(GLOBAL_BASE)) >> np.uint64(5)
+        key = (lanes.astype(np.uint64) // np.uint64(32) << np.uint64(40)) | sector
+        c = self.counters
+        c[f"requests_{op}"] = c.get(f"requests_{op}", 0) + int(np.unique(lanes // 32).size)
+        c[f"sectors_{op}"] = c.get(f"sectors_{op}", 0) + int(np.unique(key).size)
 
     def offsets(self, addr: np.ndarray, nbytes: int) -> np.ndarray:
         """Byte offsets of global addresses ``addr``; :class:`Fault` for any outside an allocation."""

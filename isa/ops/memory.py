@@ -53,11 +53,14 @@ def _parts(ctx, space: str, addr: np.ndarray):
     return [(sp, pos, a) for sp, (pos, a) in ctx.st.spaces.split_generic(addr).items()]
 
 
-def _offsets(ctx, space, addr, lanes, nbytes):
-    """Yield (buffer, positions, element index) of each part of an access."""
+def _offsets(ctx, space, addr, lanes, nbytes, count=None):
+    """Yield (buffer, positions, element index) of each part of an access; global parts of loads and
+    stores are counted (``count`` = "ld"/"st") when the run counts memory traffic."""
     for sp, pos, a in _parts(ctx, space, addr):
         lanes_here = lanes[pos]
         off = ctx.access(sp, a, lanes_here, nbytes)
+        if count and sp == "global":
+            ctx.st.spaces.gmem.count(count, a, lanes_here)
         yield ctx.st.spaces.buffer(sp), pos, off
 
 
@@ -68,7 +71,7 @@ def _ld(ins, ctx) -> None:
     lanes = ctx.lanes()
     addr = ctx.addresses(1, lanes)
     out = [np.empty(lanes.size, dt) for _ in range(nv)]
-    for buf, pos, off in _offsets(ctx, space_of(ins), addr, lanes, w * nv):
+    for buf, pos, off in _offsets(ctx, space_of(ins), addr, lanes, w * nv, "ld"):
         view, idx = buf.view(dt), off // w
         for k in range(nv):
             out[k][pos] = view[idx + k]
@@ -84,7 +87,7 @@ def _st(ins, ctx) -> None:
     vals = [v if np.ndim(v) else np.full(ctx.active.size, v) for v in ctx.src_items(1, t)]
     if space_of(ins) in ("param", "const"):
         raise ctx.fail(f"cannot store to .{space_of(ins)} space", lanes)
-    for buf, pos, off in _offsets(ctx, space_of(ins), addr, lanes, w * nv):
+    for buf, pos, off in _offsets(ctx, space_of(ins), addr, lanes, w * nv, "st"):
         view, idx = buf.view(dt), off // w
         for k in range(nv):
             view[idx + k] = vals[k][lanes[pos]]
