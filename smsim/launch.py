@@ -18,7 +18,7 @@ from isa.errors import CompileError
 @dataclass
 class LaunchResult:
     """What a launch returns. Functional runs (``timing=False``) fill the counts only."""
-    kernel: isa.Kernel
+    kernel: isa.Kernel = field(repr=False)
     grid: tuple
     block: tuple
     warp_instructions: int
