@@ -27,7 +27,7 @@ class LaunchResult:
 
     @property
     def registers_per_thread(self) -> int:
-        return self.kernel.registers_per_thread
+        return self.kernel.registers_per_thread()
 
 
 def compile(kernel, args) -> isa.Kernel:  # noqa: A001 - the public name the API promises
