@@ -33,8 +33,10 @@ class Scope:
 
 
 class Loop:
-    def __init__(self, regs, cont, exit_):
-        self.regs, self.cont, self.exit = regs, cont, exit_
+    """The loop being lowered: its carried registers (and their type keys) and its labels."""
+
+    def __init__(self, regs, cont, exit_, keys):
+        self.regs, self.cont, self.exit, self.keys = regs, cont, exit_, keys
 
 
 class Lowerer(Arith, Expr, Calls):
@@ -64,23 +66,27 @@ class Lowerer(Arith, Expr, Calls):
         return self.var_types.get((self.scope.key, name))
 
     def assign_var(self, name, v, node):
-        if isinstance(v, (ArrayVal,)) or not hasattr(v, "t") or not isinstance(v.t, str):
-            old = self.scope.env.get(name)
-            if old is not None and hasattr(old, "t") and isinstance(old.t, str):
-                raise self.error(node, f"variable '{name}' holds a number here but was a {old.t} before",
-                                 "one type per variable")
-            self.scope.env[name] = v
-            return
-        key = (self.scope.key, name)
-        t = self.var_types.get(key)
-        u = T.unify(t, v.t)
+        """Bind ``name`` to ``v``. Like numba's SSA form, each assignment has its own type; types are
+        unified only where paths meet (:meth:`join`, loop registers)."""
+        old = self.scope.env.get(name)
+        is_num = hasattr(v, "t") and isinstance(v.t, str)
+        if old is not None and isinstance(old, ArrayVal) != isinstance(v, ArrayVal):
+            raise self.error(node, f"variable '{name}' holds an array on one path and a number on another",
+                             "one kind of value per variable")
+        if not is_num and not isinstance(v, ArrayVal) and not hasattr(v, "items") and not hasattr(v, "obj"):
+            raise self.error(node, f"cannot assign {self.describe(v)} to a variable")
+        self.scope.env[name] = v
+
+    def widen_to(self, key, t):
+        """Record that the register for ``key`` needs type ``t`` (another pass uses it)."""
+        old = self.var_types.get(key)
+        u = T.unify(old, t)
         if u is None:
-            raise self.error(node, f"cannot give variable '{name}' type {T.numpy_name(v.t)}: it also holds "
-                                   f"{T.numpy_name(t)}", "one type per variable")
-        if u != t:
+            raise RuntimeError(f"cannot unify {old} and {t}")
+        if u != old:
             self.var_types[key] = u
             self.changed = True
-        self.scope.env[name] = self.convert(v, u)
+        return u
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts):
@@ -93,6 +99,7 @@ class Lowerer(Arith, Expr, Calls):
 
     def stmt(self, node):
         self.at(node)
+        self.cur_node = node
         m = getattr(self, "s_" + type(node).__name__, None)
         if m is None:
             raise self.error(node, f"{type(node).__name__} statements are not supported in kernels",
@@ -154,11 +161,7 @@ class Lowerer(Arith, Expr, Calls):
             return
         v = self.expr(node.value) if node.value is not None else Const(0, "i64")
         reg, label, t = sc.ret
-        rt = self.var_types.get((sc.key, "<return>"))
-        u = T.unify(rt, v.t)
-        if u != rt:
-            self.var_types[(sc.key, "<return>")] = u
-            self.changed = True
+        u = self.widen_to((sc.key, "<return>"), v.t)
         if reg is None:
             reg = sc.ret[0] = self.b.reg(u)
         self.b.emit(f"mov.{T.ptx(reg.t)}", [reg], [self.opnd(self.convert(v, reg.t))])
@@ -215,7 +218,11 @@ class Lowerer(Arith, Expr, Calls):
                 if all(isinstance(v, ArrayVal) or v is None for v in vals):
                     out[name] = next(v for v in vals if v is not None)
                 continue                                 # defined on some paths only: undefined after
-            t = self.var_types.get((self.scope.key, name)) or vals[0].t
+            t = vals[0].t
+            for v in vals[1:]:
+                t = T.unify(t, v.t)
+            if t is None:
+                raise self.error(self.cur_node, f"variable '{name}' holds incompatible types on different paths")
             m = self.b.reg(t)
             for (e, slot), v in zip(live, vals):
                 self.move_into(slot, m, v)
@@ -269,7 +276,6 @@ class Lowerer(Arith, Expr, Calls):
         if self.try_unroll(node, var, start, stop, step, t):
             return
         self.assign_var(var, start, node.target)
-        t = self.var_types[(self.scope.key, var)]
 
         def test():
             i = self.scope.env[var]
@@ -314,13 +320,15 @@ class Lowerer(Arith, Expr, Calls):
         for space in clobbers:
             b.vt.clobber(space)
         # loop-carried variables live in one register each across iterations
-        regs = {}
+        regs, keys = {}, {}
         for name in sorted(assigned):
             cur = sc.env[name] = self.resolved(sc.env.get(name))
-            t = self.var_types.get((sc.key, name)) or (cur.t if hasattr(cur, "t") else None)
-            if cur is None or t is None or isinstance(cur, ArrayVal) or not isinstance(t, str):
-                continue                      # first defined inside the loop: not carried round it
+            if cur is None or not (hasattr(cur, "t") and isinstance(cur.t, str)):
+                continue                      # first defined inside the loop (or an array): not carried
+            key = (sc.key, name, id(node))
+            t = self.widen_to(key, cur.t)
             r = regs[name] = b.reg(t)
+            keys[name] = key
             s = Slot()
             b.body.append(s)
             self.move_into(s, r, cur)
@@ -336,11 +344,11 @@ class Lowerer(Arith, Expr, Calls):
             b.emit("bra", [], [l_exit], guard=(p.name, True))
         b.place(l_top)
         env_top = dict(sc.env)
-        sc.loops.append(Loop(regs, l_cont, l_exit))
+        sc.loops.append(Loop(regs, l_cont, l_exit, keys))
         self.block(body)
         sc.loops.pop()
         if sc.env is not None:
-            self.back_edge(regs)
+            self.back_edge(Loop(regs, l_cont, l_exit, keys))
         b.place(l_cont)
         b.vt.restore(snap)
         sc.env = dict(env_top)
@@ -348,6 +356,7 @@ class Lowerer(Arith, Expr, Calls):
             increment()
             for name, r in regs.items():
                 v = sc.env[name]
+                self.widen_to(keys[name], v.t)
                 if v != r:
                     s = Slot()
                     b.body.append(s)
@@ -365,20 +374,21 @@ class Lowerer(Arith, Expr, Calls):
         for space in clobbers:
             b.vt.clobber(space)
 
-    def back_edge(self, regs):
+    def back_edge(self, lp):
         """Moves making the loop registers hold this path's values (end of body, continue, break)."""
         s = Slot()
         self.b.body.append(s)
-        for name, r in regs.items():
-            v = self.scope.env.get(name)
+        for name, r in lp.regs.items():
+            v = self.resolved(self.scope.env.get(name))
             if v is not None and v != r:
+                self.widen_to(lp.keys[name], v.t)
                 self.move_into(s, r, v)
 
     def s_Break(self, node):
         if not self.scope.loops:
             raise self.error(node, "break outside a loop")
         lp = self.scope.loops[-1]
-        self.back_edge(lp.regs)
+        self.back_edge(lp)
         self.b.emit("bra", [], [lp.exit])
         self.scope.env = None
 
@@ -386,7 +396,7 @@ class Lowerer(Arith, Expr, Calls):
         if not self.scope.loops:
             raise self.error(node, "continue outside a loop")
         lp = self.scope.loops[-1]
-        self.back_edge(lp.regs)
+        self.back_edge(lp)
         self.b.emit("bra", [], [lp.cont])
         self.scope.env = None
 

@@ -2,9 +2,10 @@
 
 Scalars are short names: ``b1`` (bool), ``i8 i16 i32 i64``, ``u8 u16 u32 u64``, ``f32 f64``. Arrays are
 :class:`ArrayT` (dtype, rank, state space, static shape for shared/local/const arrays). The promotion rules
-follow numba's: numpy's ``promote_types`` for the operand pair, then integer arithmetic widened to 64 bits
-(``int32 + int32 -> int64``, ``uint32 + uint32 -> uint64``, ``int64 + uint64 -> float64``), Python int
-literals are int64 and float literals float64 (``float32 * 2.0 -> float64``, as in numba).
+follow numba's scalar typing: integer arithmetic is 64-bit, signed when either operand is signed
+(``int32 + int32 -> int64``, ``uint32 + uint32 -> uint64``, ``uint64 + int64 -> int64``); with floats,
+numpy's ``promote_types`` (``float32 + int64 -> float64``); Python int literals are int64 and float
+literals float64 (``float32 * 2.0 -> float64``, as in numba).
 """
 from __future__ import annotations
 
@@ -77,11 +78,13 @@ def promote(a: str, b: str) -> str:
 
 
 def arith(a: str, b: str) -> str:
-    """Result type of ``+ - * // % & | ^ << >>`` in numba: promotion, integers widened to 64 bits."""
-    if a == "b1" and b == "b1":
-        return "i64"
-    t = promote("i64" if a == "b1" else a, "i64" if b == "b1" else b)
-    return widen(t)
+    """Result type of ``+ - * // % & | ^ << >>`` in numba. Integers (and bools): 64 bits, signed when
+    either operand is signed (numba's ``choose_result_int``: ``uint64 + int64 -> int64``,
+    ``uint32 * uint32 -> uint64``); with a float, numpy's promotion (``float32 + int64 -> float64``)."""
+    a, b = ("i64" if a == "b1" else a), ("i64" if b == "b1" else b)
+    if is_int(a) and is_int(b):
+        return "i64" if is_signed(a) or is_signed(b) else "u64"
+    return widen(promote(a, b))
 
 
 def widen(t: str) -> str:
