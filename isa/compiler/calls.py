@@ -17,7 +17,7 @@ import numpy as np
 
 from . import types as T
 from .expr import ArrayVal, CudaRef, Py, TupleVal, is_value
-from .ir import Const, Mem, Reg
+from .ir import Const
 
 LOG2E, LN2 = 1.4426950408889634, 0.6931471805599453
 _ATOMIC_OPS = {"add": "add", "sub": "add", "max": "max", "min": "min", "exch": "exch", "inc": "inc", "dec": "dec",
@@ -301,7 +301,7 @@ class Calls:
             return d
         src = self.reg_of(self.convert(v, "u64") if t == "i64" else v)
         lo, hi = self.b.reg("u32"), self.b.reg("u32")
-        self.b.emit(f"mov.b64", [], [f"{{{lo.name}, {hi.name}}}", src.name])
+        self.b.emit("mov.b64", [], [f"{{{lo.name}, {hi.name}}}", src.name])
         self.b.body[-1].dsts = [lo.name, hi.name]
         self.b.body[-1].srcs = [src.name]
         self.b.body[-1].op = "mov.b64.unpack"

@@ -186,6 +186,8 @@ class Expr:
                 return self.b.entry(("sreg", key), "u32", "mov.u32", ["%laneid"])
             if key == "warpsize":
                 return Const(32, "i32")
+            if len(path) == 1 and T.from_numpy(attr) is not None and attr not in ("b", "h", "l", "q"):
+                return Py(T.np_dtype(T.from_numpy(attr)).type)      # cuda.float32 and friends
             return CudaRef(path)
         if isinstance(base, ArrayVal):
             return self.array_attr(base, attr, node)
@@ -274,7 +276,9 @@ class Expr:
             off = self.imul(self.convert(self.convert(lin, "u64"), "u32"), Const(size, "u32"), "u32")
             addr = self.iadd(base_reg, off, "u32")
         if isinstance(addr, Off):
-            mem = Mem(addr.reg.name, int(addr.c))
+            bits = T.bits(addr.t)
+            c = int(addr.c) & ((1 << bits) - 1)
+            mem = Mem(addr.reg.name, c - (1 << bits) if c >= 1 << (bits - 1) else c)
         elif isinstance(addr, Const):
             mem = Mem(self.reg_of(addr).name)
         else:

@@ -16,7 +16,7 @@ import ast
 from . import types as T
 from .calls import Calls
 from .expr import ArrayVal, Expr
-from .ir import Builder, Const, Off, Reg, Slot
+from .ir import Builder, Const, Slot
 from .values import Arith
 
 UNROLL_MAX_TRIPS = 32
@@ -224,7 +224,7 @@ class Lowerer(Arith, Expr, Calls):
             if t is None:
                 raise self.error(self.cur_node, f"variable '{name}' holds incompatible types on different paths")
             m = self.b.reg(t)
-            for (e, slot), v in zip(live, vals):
+            for (_e, slot), v in zip(live, vals):
                 self.move_into(slot, m, v)
             out[name] = m
         return out
