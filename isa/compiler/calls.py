@@ -485,7 +485,10 @@ class Calls:
         return tuple(out)
 
     def _dtype_arg(self, node):
-        d = self.expr(node)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            d = Py(node.value)
+        else:
+            d = self.expr(node)
         t = dtype_of(d.obj) if isinstance(d, Py) else None
         if t is None:
             raise self.error(node, f"not a supported dtype: {self.describe(d)}",
