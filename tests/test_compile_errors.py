@@ -96,7 +96,14 @@ def k_float_bitand(a):
     a[0] = a[1] & 3
 
 
+def k_loop_var_after(a, n):
+    for k in range(n):
+        a[k] = 0
+    a[0] = k
+
+
 CASES = [
+    (k_loop_var_after, (A, 4), r"loop variable 'k' is not available after its loop", "a[0] = k", "inside the loop"),
     (k_float_index, (A,), r"array index must be an integer, got float64", "a[i * 0.5] = 1", "int("),
     (k_negative_index, (A,), r"negative index -1", "a[-1] = 1", "a[n - 1]"),
     (k_unknown_attr, (A,), r"unknown attribute 'foo' of an array", "a.foo", ".shape"),

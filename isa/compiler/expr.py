@@ -141,6 +141,8 @@ class Expr:
             v = env[name]
             if isinstance(v, ParamRef):
                 v = env[name] = self.load_param(v)
+            if hasattr(v, "message") and hasattr(v, "hint"):
+                raise self.error(node, v.message, v.hint)
             return v
         if name in self.scope.src.local_names and name not in self.scope.src.global_names:
             raise self.error(node, f"variable '{name}' is used before it is assigned (on this path)")

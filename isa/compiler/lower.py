@@ -32,6 +32,13 @@ class Scope:
         self.loops: list = []          # innermost last: Loop
 
 
+class Gone:
+    """A name that must not be read any more (a runtime loop's variable after the loop)."""
+
+    def __init__(self, message, hint):
+        self.message, self.hint = message, hint
+
+
 class Loop:
     """The loop being lowered: its carried registers (and their type keys) and its labels."""
 
@@ -291,6 +298,9 @@ class Lowerer(Arith, Expr, Calls):
         def increment():
             self.scope.env[var] = self.iadd(self.scope.env[var], step, t)
         self.loop(node.body, test, increment, node, induction=var)
+        if self.scope.env is not None:
+            self.scope.env[var] = Gone(f"the loop variable '{var}' is not available after its loop",
+                                       "copy it into another variable inside the loop")
 
     def try_unroll(self, node, var, start, stop, step, t) -> bool:
         if not all(isinstance(v, Const) for v in (start, stop, step)):
