@@ -226,7 +226,9 @@ class Calls:
             c = self.b.entry(("sreg", f"{'nctaid' if size else 'ctaid'}.{axis}"), "u32", "mov.u32",
                              [f"%{'nctaid' if size else 'ctaid'}.{axis}"])
             w = self.b.op("mul.wide.u32", "i64", a.name, c.name)
-            if not size:
+            if size:
+                self.b.positive.add(w.name)
+            else:
                 t = self.b.entry(("sreg", f"tid.{axis}"), "u32", "mov.u32", [f"%tid.{axis}"])
                 w = self.iadd(w, self.b.op("cvt.u64.u32", "i64", t.name), "i64")
             out.append(w)

@@ -183,7 +183,10 @@ class Expr:
             path = base.path + (attr,)
             key = ".".join(path)
             if key in SPECIAL:
-                return self.b.entry(("sreg", key), "u32", "mov.u32", [SPECIAL[key]])
+                r = self.b.entry(("sreg", key), "u32", "mov.u32", [SPECIAL[key]])
+                if path[0] in ("blockDim", "gridDim"):
+                    self.b.positive.add(r.name)
+                return r
             if key == "laneid":
                 return self.b.entry(("sreg", key), "u32", "mov.u32", ["%laneid"])
             if key == "warpsize":

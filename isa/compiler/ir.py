@@ -142,6 +142,7 @@ class Builder:
         self.loc = (0, 0)
         self.vt = ValueTable()
         self.once: dict = {}          # prologue values by key
+        self.positive: set = set()    # registers known to hold values >= 1 (block/grid dimensions)
 
     def reg(self, t: str) -> Reg:
         cls = T.reg_class(t)

@@ -237,9 +237,10 @@ class Lowerer(Arith, Expr, Calls):
         return out
 
     def move_into(self, slot, reg, v):
-        v = self.convert(v, reg.t) if v.t != reg.t else v
+        """Append to ``slot`` the instructions setting ``reg`` to ``v`` (converted to its type)."""
         save, self.b.body = self.b.body, slot.moves
         try:
+            v = self.convert(v, reg.t) if v.t != reg.t else v
             if reg.t == "b1":
                 src = self.reg_of(v) if not isinstance(v, Const) else None
                 if src is None:
@@ -286,8 +287,8 @@ class Lowerer(Arith, Expr, Calls):
 
         def test():
             i = self.scope.env[var]
-            if isinstance(step, Const):
-                return self.compare("lt" if step.value > 0 else "gt", i, stop, t)
+            if isinstance(step, Const) or self.positive(step):
+                return self.compare("lt" if not isinstance(step, Const) or step.value > 0 else "gt", i, stop, t)
             up = self.compare("gt", step, Const(0, t), t)
             lt, gt = self.compare("lt", i, stop, t), self.compare("gt", i, stop, t)
             a = self.b.op("and.pred", "b1", up.name, lt.name)

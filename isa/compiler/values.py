@@ -36,6 +36,10 @@ class Arith:
     """Mixin for the lowerer: needs ``self.b`` (the Builder)."""
 
     # ------------------------------------------------------------------ registers and operands
+    def positive(self, v) -> bool:
+        """Whether ``v`` is known to be at least 1 (block and grid sizes: loop steps whose sign is known)."""
+        return isinstance(v, Reg) and v.name in self.b.positive
+
     def opnd(self, v) -> str:
         if isinstance(v, Const):
             return literal(v)
@@ -88,6 +92,8 @@ class Arith:
             out = self._retype(v, t)
         elif bt > bs:
             out = self.b.op(f"cvt.{T.ptx(t)}.{T.ptx(s)}", t, self.opnd(v))
+            if self.positive(v):
+                self.b.positive.add(out.name)
         else:
             if isinstance(v, Off) and T.bits(t) >= 32:
                 return Off(self.b.op("cvt.u32.u64", t, v.reg.name), wrap(v.c, t), t)
