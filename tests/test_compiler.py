@@ -154,7 +154,7 @@ def k_control(out, n):
         s += k
     for k in range(20, 2, -4):              # negative step, unrolled
         s += k
-    for k in range(i % 3, 9, i % 4 + 1):    # runtime start and step
+    for _k in range(i % 3, 9, i % 4 + 1):   # runtime start and step
         s += 1
     j = 0
     while True:
