@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import opcodes, ptxtypes
+from .cost import issue_slots
 from .memory import Fault
 from .program import Addr, Imm, Pair, Reg, Sym, Vec
 
@@ -65,6 +66,7 @@ class Op:
     def __init__(self, ins, index: int, prog):
         self.ins, self.index, self.prog = ins, index, prog
         self.fam = opcodes.family(ins.opcode)
+        self.cost = issue_slots(ins)
         self.kind = self.fam.kind
         self.loc = ins.loc
         self.guard = None

@@ -23,10 +23,11 @@ _END = object()
 
 class Entry:
     """A SIMT stack entry: lanes in ``mask`` run from ``pc`` until ``rpc``; ``full``: mask == all live."""
-    __slots__ = ("pc", "rpc", "mask", "full", "warps", "count")
+    __slots__ = ("pc", "rpc", "mask", "full", "warps", "count", "cost")
 
     def __init__(self, pc, rpc, mask, full, warps):
         self.pc, self.rpc, self.mask, self.full, self.warps, self.count = pc, rpc, mask, full, warps, 0
+        self.cost = 0
 
 
 class Batch:
@@ -46,6 +47,7 @@ class Batch:
         self.spaces = Spaces(gmem, count, shared_total, self.lpb, prog.local_bytes, const, params)
         self.steps = 0
         self.warp_counts = np.zeros(n // 32, np.int64)
+        self.issued = 0           # SASS-equivalent issue slots (isa.cost), summed over warps
         self._special = self._make_special(lane_in_block, tpb, shared_total, dynamic)
 
     # ---------------------------------------------------------------- special registers
@@ -118,7 +120,8 @@ class Batch:
     def _flush(self, e: Entry) -> None:
         if e.count:
             self.warp_counts += e.warps * e.count
-            e.count = 0
+            self.issued += int(e.warps.sum()) * e.cost
+            e.count = e.cost = 0
             if self.warp_counts.max() > self.budget:
                 over = np.flatnonzero(self.warp_counts > self.budget)
                 lanes = np.flatnonzero(np.repeat(self.warp_counts > self.budget, 32) & e.mask)
@@ -139,6 +142,7 @@ class Batch:
                 continue
             op = ops[e.pc]
             e.count += 1
+            e.cost += op.cost
             self.steps += 1
             if e.count >= check_every:
                 self._flush(e)

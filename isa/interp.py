@@ -188,7 +188,9 @@ def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions
     ``grid``/``block``: an int or a tuple of up to 3 ints. ``args``: numpy arrays for pointer parameters
     (copied into device memory and back), Python or numpy scalars for the others. ``shared_bytes``:
     dynamic shared memory per block. ``max_instructions``: the most warp-instructions one warp may execute
-    before the run stops as a runaway. Returns counts: ``{"warp_instructions": ..., "blocks": ...}``, and
+    before the run stops as a runaway. Returns counts: ``{"warp_instructions": ..., "issued_instructions":
+    ..., "blocks": ...}`` (PTX warp-instructions executed, and the SASS-equivalent issue slots of
+    :mod:`isa.cost`), and
     with ``counters=True`` also ``"counters"``: global load/store requests and 32-byte sectors
     (``requests_ld``, ``sectors_ld``, ``requests_st``, ``sectors_st``; atomics are not loads or stores).
     """
@@ -242,9 +244,10 @@ def _run_grid(prog, grid3, block3, shared_total, dynamic, gmem, const, params, b
     tpb = block3[0] * block3[1] * block3[2]
     lanes_per_block = align_up(tpb, 32)
     per_batch = max(1, min(nblocks, BATCH_LANES // lanes_per_block))
-    total = 0
+    total = issued = 0
     for first in range(0, nblocks, per_batch):
         count = min(per_batch, nblocks - first)
         batch = Batch(prog, grid3, block3, first, count, shared_total, dynamic, gmem, const, params, budget)
         total += batch.run()
-    return {"warp_instructions": total, "blocks": nblocks}
+        issued += batch.issued
+    return {"warp_instructions": total, "issued_instructions": issued, "blocks": nblocks}

@@ -17,12 +17,16 @@ from isa.errors import CompileError
 
 @dataclass
 class LaunchResult:
-    """What a launch returns. Functional runs (``timing=False``) fill the counts only."""
+    """What a launch returns. Functional runs (``timing=False``) fill the counts only:
+    ``warp_instructions`` (PTX instructions executed, summed over warps), ``issued_instructions`` (the
+    SASS-equivalent issue slots of :mod:`isa.cost`, comparable to Nsight's ``smsp__inst_executed.sum``)
+    and ``counters`` (global load/store requests and sectors)."""
     kernel: isa.Kernel = field(repr=False)
     grid: tuple
     block: tuple
     warp_instructions: int
     blocks: int
+    issued_instructions: int = 0
     counters: dict = field(default_factory=dict)
 
     @property
@@ -71,7 +75,7 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = F
     out = isa.run(compiled, grid, block, flat, shared_bytes, max_instructions=max_instructions,
                   counters=counters)
     return LaunchResult(compiled, _dims(grid), _dims(block), out["warp_instructions"], out["blocks"],
-                        out.get("counters", {}))
+                        out["issued_instructions"], out.get("counters", {}))
 
 
 def _dims(d) -> tuple:

@@ -268,6 +268,8 @@ class Expr:
                                  "convert with int(...) or np.int64(...)")
             if isinstance(v, Const) and v.value < 0:
                 raise self.error(n, f"negative index {v.value}", "index from 0 (a[n - 1], not a[-1])")
+            if T.is_signed(v.t) and not self.nonneg(v):
+                v = self.wraparound(self.convert(v, "i64"), self.dim_or_none(a, len(idx)))
             idx.append(self.convert(v, "i64") if T.bits(v.t) < 64 or v.t == "u64" else v)
         lin = idx[0]
         for k in range(1, a.t.ndim):
@@ -289,6 +291,20 @@ class Expr:
         else:
             mem = Mem(addr.name)
         return a, a.t.space, mem, a.t.dtype
+
+    def dim_or_none(self, a, k):
+        if a.t.shape is None and a.param is None:
+            return None                       # dynamic shared memory: no length to wrap around
+        return self.dim(a, k)
+
+    def wraparound(self, v, dim):
+        """numba's negative-index rule: ``i + (dim if i < 0 else 0)`` as ``i + (dim & (i >> 63))``."""
+        if dim is None:
+            return v
+        r = self.reg_of(v)
+        sign = self.b.op("shr.s64", "i64", r.name, "63")
+        m = self.b.op("and.b64", "i64", sign.name, self.opnd(dim))
+        return self.b.op("add.s64", "i64", m.name, r.name)
 
     def load_element(self, space, mem, dtype):
         if dtype == "b1":

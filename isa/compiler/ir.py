@@ -143,6 +143,7 @@ class Builder:
         self.vt = ValueTable()
         self.once: dict = {}          # prologue values by key
         self.positive: set = set()    # registers known to hold values >= 1 (block/grid dimensions)
+        self.nonneg: set = set()      # registers known to hold values >= 0 (counting-up loop variables)
 
     def reg(self, t: str) -> Reg:
         cls = T.reg_class(t)

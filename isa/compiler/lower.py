@@ -298,7 +298,8 @@ class Lowerer(Arith, Expr, Calls):
 
         def increment():
             self.scope.env[var] = self.iadd(self.scope.env[var], step, t)
-        self.loop(node.body, test, increment, node, induction=var)
+        counting_up = self.nonneg(start) and (isinstance(step, Const) and step.value > 0 or self.positive(step))
+        self.loop(node.body, test, increment, node, induction=var, counting_up=counting_up)
         if self.scope.env is not None:
             self.scope.env[var] = Gone(f"the loop variable '{var}' is not available after its loop",
                                        "copy it into another variable inside the loop")
@@ -319,7 +320,7 @@ class Lowerer(Arith, Expr, Calls):
             self.block(node.body)
         return True
 
-    def loop(self, body, test, increment, node, induction=None):
+    def loop(self, body, test, increment, node, induction=None, counting_up=False):
         """A rotated loop: ``if test: do { body; increment } while (test)``."""
         b, sc = self.b, self.scope
         assigned = set()
@@ -340,6 +341,8 @@ class Lowerer(Arith, Expr, Calls):
             t = self.widen_to(key, cur.t)
             r = regs[name] = b.reg(t)
             keys[name] = key
+            if name == induction and counting_up:
+                b.nonneg.add(r.name)
             s = Slot()
             b.body.append(s)
             self.move_into(s, r, cur)

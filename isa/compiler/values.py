@@ -36,6 +36,16 @@ class Arith:
     """Mixin for the lowerer: needs ``self.b`` (the Builder)."""
 
     # ------------------------------------------------------------------ registers and operands
+    def nonneg(self, v) -> bool:
+        """Whether ``v`` is known to be >= 0 (so an index needs no wraparound, as LLVM would prove)."""
+        if isinstance(v, Const):
+            return v.value >= 0
+        if not T.is_signed(v.t):
+            return True
+        if isinstance(v, Off):
+            return v.c >= 0 and v.reg.name in self.b.nonneg
+        return v.name in self.b.nonneg
+
     def positive(self, v) -> bool:
         """Whether ``v`` is known to be at least 1 (block and grid sizes: loop steps whose sign is known)."""
         return isinstance(v, Reg) and v.name in self.b.positive
