@@ -6,8 +6,9 @@ smsim at the same size and seed.
 
 For each case of the JSON: ``case.setup(size, seed)`` as recorded, ``smsim.launch(kernel, grid, block, args,
 shared_bytes=..., timing=False)`` (Python kernels go through smsim's compiler; PTX kernels run as they are),
-the outputs checked against the reference, and a table row: smsim's warp-instructions against the hardware's
-``smsp__inst_executed.sum`` (PTX against SASS: a ratio, not an equality), and the global load/store requests
+the outputs checked against the reference, and a table row: smsim's warp-instructions (PTX) and its
+SASS-equivalent issue slots (``issued_instructions``) against the hardware's ``smsp__inst_executed.sum`` (a
+ratio, not an equality), and the global load/store requests
 and 32-byte sectors, smsim's ``counters`` against ``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_{ld,st}
 .sum``. "match" is yes when all four memory counts are equal. A case that fails to compile or run in smsim
 is listed with its error; the script goes on.
@@ -38,7 +39,7 @@ def run_smsim(case_id: str, rec: dict) -> dict:
     """smsim's counts for one recorded case: ``{"instructions", "counters", "ok", "error"}``."""
     import smsim
     import workloads
-    out = {"instructions": None, "counters": {}, "ok": False, "error": None}
+    out = {"instructions": None, "issued": None, "counters": {}, "ok": False, "error": None}
     stage = "setup"
     try:
         case = workloads.get(case_id)
@@ -51,6 +52,7 @@ def run_smsim(case_id: str, rec: dict) -> dict:
         res = smsim.launch(kernel, s.grid, s.block, s.args, shared_bytes=s.shared_bytes, timing=False)
         out["seconds"] = round(time.time() - t0, 2)
         out["instructions"] = res.warp_instructions
+        out["issued"] = getattr(res, "issued_instructions", None) or None
         out["counters"] = dict(res.counters)
         stage = "check"
         workloads.check(s, case_id)
@@ -88,9 +90,10 @@ def compare(data: dict, only=None) -> list:
         else:
             match = "n/a"
         hw_inst = rec.get(HW_INST)
-        ratio = (f"{sm['instructions'] / hw_inst:.2f}" if sm["instructions"] and isinstance(hw_inst, (int, float))
-                 and hw_inst else "-")
-        rows.append({"case": cid, "smsim_inst": sm["instructions"], "hw_inst": hw_inst, "ratio": ratio,
+        est = sm["issued"] or sm["instructions"]
+        ratio = f"{est / hw_inst:.2f}" if est and isinstance(hw_inst, (int, float)) and hw_inst else "-"
+        rows.append({"case": cid, "smsim_inst": sm["instructions"], "smsim_issued": sm["issued"],
+                     "hw_inst": hw_inst, "ratio": ratio,
                      "smsim": sm["counters"], "hw": hw_counts, "match": match, "smsim_ok": sm["ok"],
                      "hw_ok": rec.get("ok"), "smsim_error": sm["error"], "hw_error": rec.get("error"),
                      "regs": rec.get("launch__registers_per_thread"), "kind": rec.get("kind"),
@@ -113,20 +116,23 @@ def markdown(data: dict, rows: list, json_path: str, command: str) -> str:
         f"{data.get('driver', '?')}, Nsight Compute {data.get('ncu', '?')}, numba-cuda {data.get('numba-cuda', '?')}, "
         f"CuPy {data.get('cupy-cuda13x', data.get('cupy-cuda12x', '?'))}, numpy {data.get('numpy', '?')}.",
         "",
-        "Columns: warp-instructions executed (smsim: PTX instructions issued per warp; hardware: "
-        "`smsp__inst_executed.sum`, SASS), their ratio, and the global load/store requests and 32-byte sectors "
+        "Columns: warp-instructions executed (smsim inst: PTX instructions, summed over warps; smsim issued: "
+        "smsim's SASS-equivalent issue slots, `issued_instructions`; hw inst: `smsp__inst_executed.sum`, SASS), "
+        "ratio = smsim issued (or inst where no issue count) / hw inst, and the global load/store requests and "
+        "32-byte sectors "
         "as smsim / hardware (`l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_{ld,st}.sum`). "
         "**match**: all four memory counts equal. **ok**: outputs equal the numpy reference (smsim / hardware). "
         "PTX cases run nvcc's PTX (cuda_c) or hand-written PTX; Python cases, smsim's compiler on one side and "
         "numba-cuda on the other, so instruction counts differ by compiler as well as by ISA.",
         "",
-        "| case | kind | smsim inst | hw inst | ratio | ld requests | ld sectors | st requests | st sectors | "
-        "match | ok | hw regs |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|",
+        "| case | kind | smsim inst | smsim issued | hw inst | ratio | ld requests | ld sectors | st requests | "
+        "st sectors | match | ok | hw regs |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|",
     ]
     for r in rows:
         s, h = r["smsim"], r["hw"]
-        lines.append(f"| {r['case']} | {r['kind'] or '-'} | {_fmt(r['smsim_inst'])} | {_fmt(r['hw_inst'])} | "
+        lines.append(f"| {r['case']} | {r['kind'] or '-'} | {_fmt(r['smsim_inst'])} | {_fmt(r['smsim_issued'])} | "
+                     f"{_fmt(r['hw_inst'])} | "
                      f"{r['ratio']} | {_pair(s.get('requests_ld'), h['requests_ld'])} | "
                      f"{_pair(s.get('sectors_ld'), h['sectors_ld'])} | "
                      f"{_pair(s.get('requests_st'), h['requests_st'])} | "
