@@ -158,10 +158,19 @@ def markdown(data: dict, rows: list, json_path: str, command: str) -> str:
         lines += ["Families not measured (absent when the hardware run was made): "
                   + ", ".join(f"{k} ({v})" for k, v in missing.items()) + ".", ""]
     lines += ["## Commands", "", "On the device machine (repository root):", "", "```",
-              data.get("command", "?").replace(sys.executable, "python3"), "```", "",
+              "PYTHONPATH=. " + _device_command(data.get("command", "?")), "```", "",
               "which ran, per family:", "", "```", *data.get("ncu_commands", []), "```", "",
               "Here:", "", "```", command, "```", ""]
     return "\n".join(lines)
+
+
+def _device_command(cmd: str) -> str:
+    """The recorded command with the device's interpreter path as ``python3`` (and its $OUT as ``$OUT``)."""
+    parts = cmd.split(" ", 1)
+    if parts[0].endswith(("python", "python3")):
+        parts[0] = "python3"
+    out = " ".join(parts)
+    return out.replace("/root/out/", "$OUT/").replace("/root/out", "$OUT")
 
 
 def main(argv=None) -> int:

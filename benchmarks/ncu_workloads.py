@@ -17,9 +17,10 @@ copied to the device, exactly one launch, the outputs copied back and compared w
 so the outer mode knows which profiled launch belongs to which case and where a worker died.
 
 Mapping launches to cases: numba compiles on the host and the copies are memcpys, so the only kernels the
-worker launches are the cases' own, one each. The outer mode walks the report's rows in launch order and
-gives each launched case the next row whose kernel name contains the case's kernel name and whose grid and
-block equal the case's; rows that match nothing are listed under ``unmatched_rows``. A case whose kernel
+worker launches are the cases' own, one each (a launch the driver refuses runs nothing and is not profiled).
+The outer mode walks the report's rows in launch order and gives each launched case the next row whose
+kernel name contains the case's kernel name and whose grid, block and dynamic shared memory equal the
+case's; rows that match nothing are listed under ``unmatched_rows``. A case whose kernel
 fails to compile under numba-cuda, fails its launch, or gives wrong results is recorded with the error
 text and the run goes on; after an error that leaves the CUDA context unusable (an illegal address), the
 worker exits and the outer mode starts a new one on the remaining cases. A worker that runs past
@@ -63,6 +64,7 @@ if not hasattr(np, "row_stack"):
     # without it every numba-cuda compile fails with AttributeError on the device image (numpy 2.5.2)
     np.row_stack = np.vstack
 RESTART_EXIT = 3        # the worker's exit code after an error that leaves the CUDA context unusable
+BIG_SHARED = 48 * 1024  # dynamic shared memory above this needs the kernel's opt-in attribute
 
 _PTX_DTYPES = {"u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16, "s16": np.int16, "b16": np.uint16,
                "u32": np.uint32, "s32": np.int32, "b32": np.uint32, "u64": np.uint64, "s64": np.int64,
@@ -90,11 +92,13 @@ def _ptx_scalar(value, ptx_type):
     return dt.type(value)
 
 
-def _launch_ptx(case, s):
+def _launch_ptx(case, s, mark):
     """Load the case's PTX through the driver (CuPy) and launch it once; returns the output arrays."""
     import cupy as cp
     k = case.kernel.load()
     fn = cp.RawModule(path=case.kernel.path).get_function(k.name)
+    if s.shared_bytes > BIG_SHARED:
+        fn.max_dynamic_shared_size_bytes = int(s.shared_bytes)
     dev, args = {}, []
     for i, (p, a) in enumerate(zip(k.params, s.args)):
         if isinstance(a, np.ndarray):
@@ -104,12 +108,14 @@ def _launch_ptx(case, s):
             args.append(_ptx_scalar(a, p.type))
     if len(k.params) != len(s.args):
         raise TypeError(f"{k.name} takes {len(k.params)} parameters, the setup gives {len(s.args)}")
+    mark("launch")
     fn(tuple(_dims(s.grid)), tuple(_dims(s.block)), tuple(args), shared_mem=int(s.shared_bytes))
+    mark("sync")
     cp.cuda.Device().synchronize()
     return {i: cp.asnumpy(dev[i]) for i in s.expected}
 
 
-def _launch_numba(case, s):
+def _launch_numba(case, s, mark):
     """Convert the Python kernel with numba-cuda and launch it once; returns the output arrays."""
     from numba import cuda
 
@@ -118,9 +124,28 @@ def _launch_numba(case, s):
     dev = {i: cuda.to_device(np.ascontiguousarray(a)) for i, a in enumerate(s.args) if isinstance(a, np.ndarray)}
     args = [dev.get(i, a) for i, a in enumerate(s.args)]
     cfg = (tuple(s.grid), tuple(s.block), 0, int(s.shared_bytes))
+    kern = None
+    if hasattr(nk, "typeof_pyval"):     # (numba's CPU simulator has neither)
+        kern = nk.compile(tuple(nk.typeof_pyval(a) for a in args))     # compile errors surface here
+    if kern is not None and s.shared_bytes > BIG_SHARED:
+        _allow_dynamic_shared(kern, int(s.shared_bytes))
+    mark("launch")
     nk[cfg](*args)
+    mark("sync")
     cuda.synchronize()
     return {i: dev[i].copy_to_host() for i in s.expected}
+
+
+def _allow_dynamic_shared(kern, nbytes: int) -> None:
+    """Opt a numba-cuda kernel in to more than 48 KB of dynamic shared memory (the driver refuses the launch
+    otherwise), as numba-cuda itself sets the shared-memory carveout."""
+    from numba.cuda.cudadrv.driver import binding, driver
+    cufunc = kern._codelibrary.get_cufunc()
+    attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    if hasattr(driver, "cuKernelSetAttribute"):
+        driver.cuKernelSetAttribute(attr, nbytes, cufunc.handle, cufunc.device.id)
+    else:
+        driver.cuFuncSetAttribute(cufunc.handle, attr, nbytes)
 
 
 def _context_alive(uses_cupy: bool) -> bool:
@@ -151,6 +176,10 @@ def worker(case_ids, manifest: str, size: str, seed: int) -> int:
             emit({"id": cid, "stage": "start"})
             t0 = time.time()
             stage = "setup"
+
+            def mark(st):
+                nonlocal stage
+                stage = st
             try:
                 case = workloads.get(cid)
                 rec["kernel"] = _kernel_match_name(case)
@@ -158,12 +187,12 @@ def worker(case_ids, manifest: str, size: str, seed: int) -> int:
                 s = case.setup(size, seed)
                 rec.update(grid=_dims(s.grid), block=_dims(s.block), shared_bytes=int(s.shared_bytes),
                            size=case.sizes[size] if isinstance(size, str) else int(size), seed=seed)
-                stage = "launch"
+                stage = "compile"
                 if rec["kind"] == "ptx":
                     uses_cupy = True
-                    outs = _launch_ptx(case, s)
+                    outs = _launch_ptx(case, s, mark)
                 else:
-                    outs = _launch_numba(case, s)
+                    outs = _launch_numba(case, s, mark)
                 rec["launched"] = True
                 stage = "check"
                 got = list(s.args)
@@ -174,8 +203,8 @@ def worker(case_ids, manifest: str, size: str, seed: int) -> int:
             except Exception as e:   # noqa: BLE001 - recorded, the run goes on
                 rec["error"] = f"{stage}: {type(e).__name__}: {e}"
                 rec["traceback"] = traceback.format_exc()[-4000:]
-                if stage == "launch" and _is_cuda_error(e):
-                    rec["launched"] = True      # it may have reached the GPU (and ncu) before failing
+                if stage == "sync":
+                    rec["launched"] = True      # the launch was accepted; the kernel failed while running
             rec["seconds"] = round(time.time() - t0, 3)
             emit(rec)
             print(f"[worker] {cid}: {'ok' if rec['ok'] else rec['error'][:200]}", file=sys.stderr, flush=True)
@@ -183,11 +212,6 @@ def worker(case_ids, manifest: str, size: str, seed: int) -> int:
                 print("[worker] CUDA context unusable; restarting on the remaining cases", file=sys.stderr)
                 return RESTART_EXIT
     return 0
-
-
-def _is_cuda_error(e) -> bool:
-    name = type(e).__name__
-    return "Cuda" in name or "CUDA" in name or "cudaError" in str(e) or "CUDA_ERROR" in str(e)
 
 
 # ================================================================================================ outer
@@ -263,6 +287,9 @@ def _match(entries, rows):
                 continue
             g, b = _dims_of(r.get("Grid Size", "")), _dims_of(r.get("Block Size", ""))
             if (g is not None and g != e.get("grid")) or (b is not None and b != e.get("block")):
+                continue
+            dyn = _number(r.get("launch__shared_mem_per_block_dynamic", ""))
+            if isinstance(dyn, int) and e.get("shared_bytes") is not None and dyn != e["shared_bytes"]:
                 continue
             e["row"] = r
             used.add(k)
