@@ -5,8 +5,7 @@ The text goes through :func:`isa.parse` like any PTX, so a compiled kernel is an
 """
 from __future__ import annotations
 
-from . import types as T
-from .ir import Ins, Label, Mem, VREG, literal
+from .ir import VREG, Ins, Label, Mem
 
 
 def operand(x) -> str:
@@ -71,5 +70,3 @@ def ptx_text(name, params, shared_vars, files, prologue, body) -> str:
     out.append("}")
     return "\n".join(out) + "\n"
 
-
-__all__ = ["ptx_text", "literal", "T"]

@@ -22,8 +22,6 @@ class Source:
         text = "".join(lines)
         dedented = textwrap.dedent(text)
         self.indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-        if dedented.startswith("@") or not dedented.lstrip().startswith("def"):
-            pass
         self.first = first if first > 0 else 1
         self.lines = text.splitlines()
         try:
