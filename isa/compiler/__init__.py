@@ -82,8 +82,7 @@ def compile_kernel(kernel, sig):
     var_types: dict = {}
     for _ in range(MAX_PASSES):
         files: dict = {}
-        lw = Lowerer(fn, src, sig, var_types, files)
-        lw.arrays = {}
+        lw = Lowerer(fn, src, var_types, files)
         lw.at(fdef)
         lw.lower_kernel(fdef, list(zip(names, sig)))
         if not lw.changed:

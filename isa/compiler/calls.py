@@ -24,6 +24,19 @@ _ATOMIC_OPS = {"add": "add", "sub": "add", "max": "max", "min": "min", "exch": "
                "and_": "and", "or_": "or", "xor": "xor"}
 _MATH1 = ("sqrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "fabs", "floor", "ceil",
           "isnan", "isinf", "isfinite", "trunc", "expm1", "log1p")
+#: intrinsics that are one lowering routine with a parameter: name -> (method, parameter)
+_VARIANTS = {
+    "grid": ("_grid", False), "gridsize": ("_grid", True),
+    "syncthreads_count": ("_bar_red", "popc"), "syncthreads_and": ("_bar_red", "and"),
+    "syncthreads_or": ("_bar_red", "or"),
+    "threadfence": ("_fence", "gl"), "threadfence_block": ("_fence", "cta"), "threadfence_system": ("_fence", "sys"),
+    "shfl_sync": ("_shfl", "idx"), "shfl_up_sync": ("_shfl", "up"), "shfl_down_sync": ("_shfl", "down"),
+    "shfl_xor_sync": ("_shfl", "bfly"),
+    "ballot_sync": ("_vote", "ballot"), "all_sync": ("_vote", "all"), "any_sync": ("_vote", "any"),
+    "eq_sync": ("_vote", "uni"),
+    "popc": ("_bits", "popc"), "clz": ("_bits", "clz"), "brev": ("_bits", "brev"), "ffs": ("_bits", "ffs"),
+    **{f"atomic.{op}": ("_atomic", op) for op in _ATOMIC_OPS},
+}
 SUPPORTED_CUDA = ("grid, gridsize, syncthreads, syncthreads_count/and/or, syncwarp, threadfence(_block), atomic.*, "
                   "shfl_sync/up/down/xor, ballot_sync, all_sync, any_sync, activemask, shared.array, local.array, "
                   "const.array_like, popc, brev, clz, ffs, fma")
@@ -195,7 +208,12 @@ class Calls:
 
     # ------------------------------------------------------------------ cuda intrinsics
     def cuda_call(self, name, node, statement):
-        m = getattr(self, "cu_" + name.replace(".", "_"), None)
+        variant = _VARIANTS.get(name)
+        if variant is not None:
+            method, arg = variant
+            m = lambda node, statement: getattr(self, method)(node, statement, arg)   # noqa: E731
+        else:
+            m = getattr(self, "cu_" + name.replace(".", "_"), None)
         if m is None:
             raise self.error(node, f"cuda.{name} is not supported", SUPPORTED_CUDA)
         if node.keywords and name not in ("shared.array", "local.array"):
@@ -215,7 +233,7 @@ class Calls:
             raise self.error(node, "expected a constant integer (a literal or a module-level constant)")
         return int(v.value)
 
-    def _grid(self, node, size):
+    def _grid(self, node, statement, size):
         (nd,) = self.args_of(node, 1)
         n = self.const_int(nd)
         if n not in (1, 2, 3):
@@ -234,11 +252,9 @@ class Calls:
             out.append(w)
         return out[0] if n == 1 else TupleVal(tuple(out))
 
-    def cu_grid(self, node, statement):
-        return self._grid(node, False)
-
-    def cu_gridsize(self, node, statement):
-        return self._grid(node, True)
+    def _fence(self, node, statement, scope):
+        self.args_of(node, 0)
+        return self._sync(f"membar.{scope}", [])
 
     def _sync(self, op, srcs, clobber=True):
         self.b.emit(op, [], srcs)
@@ -250,7 +266,7 @@ class Calls:
         self.args_of(node, 0)
         return self._sync("bar.sync", ["0"])
 
-    def _bar_red(self, node, mode):
+    def _bar_red(self, node, statement, mode):
         (p,) = self.args_of(node, 1)
         c = self.cond(p)
         pr = self.reg_of(c) if isinstance(c, Const) else c
@@ -264,31 +280,13 @@ class Calls:
         self.b.vt.clobber("all")
         return d
 
-    def cu_syncthreads_count(self, node, statement):
-        return self._bar_red(node, "popc")
-
-    def cu_syncthreads_and(self, node, statement):
-        return self._bar_red(node, "and")
-
-    def cu_syncthreads_or(self, node, statement):
-        return self._bar_red(node, "or")
-
     def cu_syncwarp(self, node, statement):
         args = self.args_of(node, 0, 1)
         mask = self.opnd(self.convert(self.value(args[0]), "u32")) if args else "-1"
         return self._sync("bar.warp.sync", [mask])
 
-    def cu_threadfence(self, node, statement):
-        return self._sync("membar.gl", [])
-
-    def cu_threadfence_block(self, node, statement):
-        return self._sync("membar.cta", [])
-
-    def cu_threadfence_system(self, node, statement):
-        return self._sync("membar.sys", [])
-
     # warp-level primitives
-    def _shfl(self, node, mode):
+    def _shfl(self, node, statement, mode):
         mask, val, lane = self.args_of(node, 3)
         m = self.opnd(self.convert(self.value(mask), "u32"))
         v = self.value(val)
@@ -303,32 +301,17 @@ class Calls:
             return d
         src = self.reg_of(self.convert(v, "u64") if t == "i64" else v)
         lo, hi = self.b.reg("u32"), self.b.reg("u32")
-        self.b.emit("mov.b64", [], [f"{{{lo.name}, {hi.name}}}", src.name])
-        self.b.body[-1].dsts = [lo.name, hi.name]
-        self.b.body[-1].srcs = [src.name]
-        self.b.body[-1].op = "mov.b64.unpack"
+        self.b.emit("mov.b64.unpack", [lo, hi], [src.name])       # 64-bit values shuffle as two halves
         outs = []
         for part in (lo, hi):
             d = self.b.reg("u32")
-            self.b.emit("shfl.sync.{}.b32".format(mode), [d], [part.name, ln, c, m])
+            self.b.emit(f"shfl.sync.{mode}.b32", [d], [part.name, ln, c, m])
             outs.append(d)
         d = self.b.reg(t)
         self.b.emit("mov.b64.pack", [d], [outs[0].name, outs[1].name])
         return d
 
-    def cu_shfl_sync(self, node, statement):
-        return self._shfl(node, "idx")
-
-    def cu_shfl_up_sync(self, node, statement):
-        return self._shfl(node, "up")
-
-    def cu_shfl_down_sync(self, node, statement):
-        return self._shfl(node, "down")
-
-    def cu_shfl_xor_sync(self, node, statement):
-        return self._shfl(node, "bfly")
-
-    def _vote(self, node, mode):
+    def _vote(self, node, statement, mode):
         mask, pred = self.args_of(node, 2)
         m = self.opnd(self.convert(self.value(mask), "u32"))
         c = self.cond(pred)
@@ -341,18 +324,6 @@ class Calls:
         self.b.emit(f"vote.sync.{mode}.pred", [d], [p.name, m])
         return d
 
-    def cu_ballot_sync(self, node, statement):
-        return self._vote(node, "ballot")
-
-    def cu_all_sync(self, node, statement):
-        return self._vote(node, "all")
-
-    def cu_any_sync(self, node, statement):
-        return self._vote(node, "any")
-
-    def cu_eq_sync(self, node, statement):
-        return self._vote(node, "uni")
-
     def cu_activemask(self, node, statement):
         self.args_of(node, 0)
         d = self.b.reg("u32")
@@ -360,7 +331,7 @@ class Calls:
         return d
 
     # bit intrinsics
-    def _bits(self, node, op):
+    def _bits(self, node, statement, op):
         (x,) = self.args_of(node, 1)
         v = self.value(x)
         if not T.is_int(v.t):
@@ -376,18 +347,6 @@ class Calls:
         if op == "brev":
             return self.b.op(f"brev.b{w}", v.t, src)
         return self.b.op(f"{op}.b{w}", "u32", src)
-
-    def cu_popc(self, node, statement):
-        return self._bits(node, "popc")
-
-    def cu_clz(self, node, statement):
-        return self._bits(node, "clz")
-
-    def cu_brev(self, node, statement):
-        return self._bits(node, "brev")
-
-    def cu_ffs(self, node, statement):
-        return self._bits(node, "ffs")
 
     def cu_fma(self, node, statement):
         a, b, c = (self.value(x) for x in self.args_of(node, 3))
@@ -438,15 +397,6 @@ class Calls:
         if aop == "add" and T.is_int(dtype):
             return f"u{T.bits(dtype)}"
         return T.ptx(dtype)
-
-    def _atomic_method(op):
-        def m(self, node, statement):
-            return self._atomic(node, statement, op)
-        return m
-
-    for _op in _ATOMIC_OPS:
-        locals()[f"cu_atomic_{_op}"] = _atomic_method(_op)
-    del _op
 
     def cu_atomic_compare_and_swap(self, node, statement):
         a_node, old, new = self.args_of(node, 3)
@@ -568,7 +518,7 @@ class Calls:
         key = (fn, types)
         end = self.b.label()
         outer = self.scope
-        self.scope = Scope(fn, src, key, dict(zip(params, args)), ret=[None, end, None])
+        self.scope = Scope(fn, src, key, dict(zip(params, args)), ret=[None, end])
         self.inline_depth += 1
         snap = self.b.vt.snapshot()
         try:

@@ -28,7 +28,7 @@ class Scope:
 
     def __init__(self, func, source, key, env, ret=None):
         self.func, self.src, self.key, self.env = func, source, key, env
-        self.ret = ret                 # device function: [result register or None, end label, type]
+        self.ret = ret                 # device function: [result register or None, end label]
         self.loops: list = []          # innermost last: Loop
 
 
@@ -47,17 +47,16 @@ class Loop:
 
 
 class Lowerer(Arith, Expr, Calls):
-    def __init__(self, func, source, sig, var_types, files):
+    def __init__(self, func, source, var_types, files):
         self.b = Builder()
         self.var_types = var_types
         self.changed = False
         self.files = files
-        self.shared_vars: list = []    # (symbol, space, dtype, nbytes or None for extern, align, init)
-        self.params: list = []
+        self.shared_vars: list = []    # (symbol, space, nbytes or None for extern, align, init)
+        self.arrays: dict = {}         # on-chip arrays by (scope, call node, space): one per call site
         self.nsyms = 0
         self.inline_depth = 0
         self.scope = Scope(func, source, (func, None), {})
-        self.sig = sig
 
     # ------------------------------------------------------------------ errors and locations
     def error(self, node, message, hint=""):
@@ -115,7 +114,7 @@ class Lowerer(Arith, Expr, Calls):
         m(node)
 
     def s_Pass(self, node):
-        pass
+        """``pass``: nothing to emit."""
 
     def s_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
@@ -167,7 +166,7 @@ class Lowerer(Arith, Expr, Calls):
             sc.env = None
             return
         v = self.expr(node.value) if node.value is not None else Const(0, "i64")
-        reg, label, t = sc.ret
+        reg, label = sc.ret
         u = self.widen_to((sc.key, "<return>"), v.t)
         if reg is None:
             reg = sc.ret[0] = self.b.reg(u)
@@ -399,19 +398,18 @@ class Lowerer(Arith, Expr, Calls):
                 self.move_into(s, r, v)
 
     def s_Break(self, node):
-        if not self.scope.loops:
-            raise self.error(node, "break outside a loop")
-        lp = self.scope.loops[-1]
-        self.back_edge(lp)
-        self.b.emit("bra", [], [lp.exit])
-        self.scope.env = None
+        self.leave_loop(node, "break", "exit")
 
     def s_Continue(self, node):
+        self.leave_loop(node, "continue", "cont")
+
+    def leave_loop(self, node, what, label):
+        """``break``/``continue``: this path's values into the loop registers, then a jump."""
         if not self.scope.loops:
-            raise self.error(node, "continue outside a loop")
+            raise self.error(node, f"{what} outside a loop")
         lp = self.scope.loops[-1]
         self.back_edge(lp)
-        self.b.emit("bra", [], [lp.cont])
+        self.b.emit("bra", [], [getattr(lp, label)])
         self.scope.env = None
 
     # ------------------------------------------------------------------ the kernel
