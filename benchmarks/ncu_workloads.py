@@ -315,7 +315,7 @@ def _versions(ncu: str) -> dict:
         try:
             v[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
-            pass
+            v[pkg] = "not installed"
     try:
         from numba import cuda
         dev = cuda.get_current_device()
