@@ -140,6 +140,11 @@ def _ratio_summary(rows) -> list:
     return out + [""]
 
 
+def _cupy_version(data: dict) -> str:
+    found = [data[k] for k in ("cupy-cuda13x", "cupy-cuda12x") if data.get(k, "not installed") != "not installed"]
+    return found[0] if found else "?"
+
+
 def markdown(data: dict, rows: list, json_path: str, command: str) -> str:
     ok = lambda b: "ok" if b else ("FAIL" if b is False else "-")   # noqa: E731
     lines = [
@@ -151,7 +156,7 @@ def markdown(data: dict, rows: list, json_path: str, command: str) -> str:
         "",
         f"Hardware: {data.get('gpu', '?')} (compute capability {data.get('compute_capability', '?')}), driver "
         f"{data.get('driver', '?')}, Nsight Compute {data.get('ncu', '?')}, numba-cuda {data.get('numba-cuda', '?')}, "
-        f"CuPy {next((data[k] for k in ('cupy-cuda13x', 'cupy-cuda12x') if data.get(k, 'not installed') != 'not installed'), '?')}, numpy {data.get('numpy', '?')}.",
+        f"CuPy {_cupy_version(data)}, numpy {data.get('numpy', '?')}.",
         "",
         "Columns: warp-instructions executed (smsim inst: PTX instructions, summed over warps; smsim issued: "
         "smsim's SASS-equivalent issue slots, `issued_instructions`; hw inst: `smsp__inst_executed.sum`, SASS), "
