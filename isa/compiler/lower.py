@@ -383,7 +383,7 @@ class Lowerer(Arith, Expr, Calls):
             b.emit("bra", [], [l_top], guard=(p.name, False))
         b.vt.restore(snap)
         b.place(l_exit)
-        sc.env = {k: v for k, v in env_top.items()}
+        sc.env = dict(env_top)
         for space in clobbers:
             b.vt.clobber(space)
 
