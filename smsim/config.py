@@ -1,0 +1,284 @@
+"""GPU models: TOML files in ``configs/`` loaded into a frozen dataclass tree.
+
+Life of a config: :func:`load` takes a preset name (``"h100"``, a file in the ``configs`` package), a path
+to a TOML file, or a :class:`Config`; the TOML tables become the sections below, each key checked against
+the section's fields (an unknown or missing key, or a value of the wrong type or out of range, is a
+:class:`ConfigError` naming the file and the dotted key); ``overrides`` (``{"l1.size_bytes": 65536}``,
+as ``--set`` gives them) replace values before the checks. The result is immutable: the timing model's
+components take their section as their spec.
+
+Every value in a preset cites its source in a comment (datasheet, paper, or a measurement in
+``shared/hardware``); ``docs/configs.md`` tells how each was chosen.
+"""
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, fields, is_dataclass
+from importlib import resources
+from pathlib import Path
+from typing import get_type_hints
+
+POLICIES = ("lrr", "gto", "two_level")
+REPLACEMENTS = ("lru", "fifo", "random")
+PIPES = ("fp32", "fp64", "int", "sfu", "branch", "barrier", "sync")
+
+
+class ConfigError(ValueError):
+    """A bad configuration: unknown or missing key, wrong type, value out of range. Names the key."""
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    name: str
+    num_sms: int
+    clock_mhz: float
+
+
+@dataclass(frozen=True)
+class SmSpec:
+    subpartitions: int
+    max_threads: int
+    max_warps: int
+    max_blocks: int
+    registers: int
+    register_alloc_unit: int          # registers, allocated per warp in units of this many
+    max_registers_per_thread: int
+    shared_bytes: int                 # largest shared-memory carveout per SM
+    max_shared_per_block_bytes: int   # opt-in maximum per block
+    shared_alloc_unit_bytes: int
+    reserved_shared_per_block_bytes: int
+    unified_l1_shared_bytes: int      # L1 + shared memory, split by the carveout
+    carveouts_kb: tuple               # the carveout sizes the driver chooses from
+
+
+@dataclass(frozen=True)
+class SchedulerSpec:
+    policy: str
+    two_level_active: int             # warps in the active set of the two-level policy
+
+
+@dataclass(frozen=True)
+class PipeSpec:
+    latency_cycles: float             # dependent-issue latency of a fixed-latency result
+    issue_interval_cycles: float      # cycles the pipe is busy per warp-instruction (per sub-partition)
+
+
+@dataclass(frozen=True)
+class PipesSpec:
+    fp32: PipeSpec
+    fp64: PipeSpec
+    int: PipeSpec
+    sfu: PipeSpec
+    branch: PipeSpec
+    barrier: PipeSpec
+    sync: PipeSpec
+
+
+@dataclass(frozen=True)
+class SharedSpec:
+    banks: int
+    bank_width_bytes: int
+    latency_cycles: int               # load-to-use latency of a one-wavefront access
+    wavefronts_per_cycle: int
+    mio_queue: int                    # shared/SFU instructions queued per sub-partition before mio_throttle
+
+
+@dataclass(frozen=True)
+class L1Spec:
+    size_bytes: int                   # upper bound; the carveout may leave less
+    line_bytes: int
+    sector_bytes: int
+    assoc: int
+    replacement: str
+    hit_latency_cycles: int
+    mshrs: int                        # outstanding missed sectors
+    tag_lookups_per_cycle: int        # requests (tag stages) per cycle
+    data_bytes_per_cycle: int         # return bandwidth to the registers
+    lsu_queue: int                    # global/local instructions queued per SM before lg_throttle
+
+
+@dataclass(frozen=True)
+class L2Spec:
+    size_bytes: int
+    line_bytes: int
+    sector_bytes: int
+    assoc: int
+    replacement: str
+    hit_latency_cycles: int           # extra cycles an L1 miss takes when L2 hits
+    bandwidth_bytes_per_cycle: float  # whole device
+    sm_port_bytes_per_cycle: float    # most one SM can move to/from L2
+
+
+@dataclass(frozen=True)
+class DramSpec:
+    latency_cycles: int               # extra cycles an L2 miss takes (row miss)
+    row_hit_latency_cycles: int       # extra cycles when the DRAM row is open
+    row_bytes: int
+    row_open_cycles: int              # a row stays open this long after its last access
+    bandwidth_gbps: float             # achievable device bandwidth, GB/s
+
+
+@dataclass(frozen=True)
+class Config:
+    gpu: GpuSpec
+    sm: SmSpec
+    scheduler: SchedulerSpec
+    pipes: PipesSpec
+    shared: SharedSpec
+    l1: L1Spec
+    l2: L2Spec
+    dram: DramSpec
+    seed: int = 0
+    source: str = ""                  # where it was loaded from (not a TOML key)
+
+    def replace(self, overrides: dict) -> "Config":
+        """A copy with dotted-key ``overrides`` applied and checked."""
+        return _build(Config, _merge(_as_dict(self), overrides, self.source), self.source)
+
+    @property
+    def name(self) -> str:
+        return self.gpu.name
+
+
+# ------------------------------------------------------------------------------------------- loading
+def presets() -> list:
+    """Names of the built-in configs."""
+    return sorted(p.name[:-5] for p in resources.files("configs").iterdir() if p.name.endswith(".toml"))
+
+
+def load(config="h100", overrides: dict | None = None) -> Config:
+    """A :class:`Config` from a preset name, a TOML path or a Config, with ``overrides`` applied."""
+    if isinstance(config, Config):
+        return config.replace(overrides) if overrides else config
+    if not isinstance(config, (str, Path)):
+        raise ConfigError(f"config must be a preset name ({', '.join(presets())}), a path to a TOML file or "
+                          f"a Config, got {type(config).__name__}")
+    text, source = _read(config)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{source}: not valid TOML: {e}") from None
+    return _build(Config, _merge(data, overrides or {}, source), source)
+
+
+def _read(config) -> tuple:
+    name = str(config)
+    if not name.endswith(".toml") and "/" not in name and "\\" not in name:
+        path = resources.files("configs") / f"{name}.toml"
+        if not path.is_file():
+            raise ConfigError(f"unknown config {name!r}: the presets are {', '.join(presets())} "
+                              f"(or give a path to a .toml file)")
+        return path.read_text(), name
+    path = Path(name)
+    if not path.is_file():
+        raise ConfigError(f"config file {name} not found")
+    return path.read_text(), str(path)
+
+
+def _merge(data: dict, overrides: dict, source: str) -> dict:
+    data = _copy(data)
+    for key, value in overrides.items():
+        parts = key.split(".")
+        node = data
+        for p in parts[:-1]:
+            if not isinstance(node.get(p), dict):
+                raise ConfigError(f"{source}: unknown config key {key!r}")
+            node = node[p]
+        if parts[-1] not in node:
+            raise ConfigError(f"{source}: unknown config key {key!r}")
+        node[parts[-1]] = value
+    return data
+
+
+def _copy(d):
+    return {k: _copy(v) for k, v in d.items()} if isinstance(d, dict) else d
+
+
+def _as_dict(obj) -> dict:
+    out = {}
+    for f in fields(obj):
+        if f.name == "source":
+            continue
+        v = getattr(obj, f.name)
+        out[f.name] = _as_dict(v) if is_dataclass(v) else list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def _build(cls, data, source: str, prefix: str = ""):
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: {prefix.rstrip('.') or 'config'} must be a table")
+    hints = get_type_hints(cls)
+    names = {f.name for f in fields(cls)} - {"source"}
+    unknown = set(data) - names
+    if unknown:
+        raise ConfigError(f"{source}: unknown config key {prefix + sorted(unknown)[0]!r} "
+                          f"(known in {prefix.rstrip('.') or 'the top level'}: {', '.join(sorted(names))})")
+    values = {}
+    for f in fields(cls):
+        if f.name == "source":
+            continue
+        key = prefix + f.name
+        if f.name not in data:
+            if f.default is not dataclasses.MISSING:
+                continue
+            raise ConfigError(f"{source}: missing config key {key!r}")
+        t = hints[f.name]
+        v = data[f.name]
+        values[f.name] = _build(t, v, source, key + ".") if is_dataclass(t) else _value(t, v, key, source)
+    obj = cls(**values, **({"source": source} if cls is Config else {}))
+    _check(obj, prefix, source)
+    return obj
+
+
+def _value(t, v, key: str, source: str):
+    if t is tuple:
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+            raise ConfigError(f"{source}: {key} must be a list of integers, got {v!r}")
+        return tuple(v)
+    ok = {int: isinstance(v, int) and not isinstance(v, bool),
+          float: isinstance(v, (int, float)) and not isinstance(v, bool),
+          str: isinstance(v, str)}[t]
+    if not ok:
+        raise ConfigError(f"{source}: {key} must be {'a number' if t is float else 'an integer' if t is int else 'a string'},"
+                          f" got {v!r}")
+    return float(v) if t is float else v
+
+
+_POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc"}
+_NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles"}
+
+
+def _check(obj, prefix: str, source: str) -> None:
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        key = prefix + f.name
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            if v < 0 or (v == 0 and f.name not in _NONNEG):
+                raise ConfigError(f"{source}: {key} = {v} must be {'>= 0' if f.name in _NONNEG else '> 0'}")
+            if f.name in _POW2 and int(v) & (int(v) - 1):
+                raise ConfigError(f"{source}: {key} = {v} must be a power of two")
+    if isinstance(obj, SchedulerSpec) and obj.policy not in POLICIES:
+        raise ConfigError(f"{source}: {prefix}policy = {obj.policy!r}; choose one of {', '.join(POLICIES)}")
+    if isinstance(obj, (L1Spec, L2Spec)):
+        if obj.replacement not in REPLACEMENTS:
+            raise ConfigError(f"{source}: {prefix}replacement = {obj.replacement!r}; choose one of "
+                              f"{', '.join(REPLACEMENTS)}")
+        if obj.line_bytes % obj.sector_bytes:
+            raise ConfigError(f"{source}: {prefix}line_bytes must be a multiple of {prefix}sector_bytes")
+        if obj.size_bytes % (obj.line_bytes * obj.assoc):
+            raise ConfigError(f"{source}: {prefix}size_bytes = {obj.size_bytes} must be a multiple of "
+                              f"line_bytes x assoc = {obj.line_bytes * obj.assoc}")
+    if isinstance(obj, SmSpec):
+        if obj.max_warps * 32 < obj.max_threads:
+            raise ConfigError(f"{source}: {prefix}max_threads exceeds max_warps x 32")
+        if obj.max_warps % obj.subpartitions:
+            raise ConfigError(f"{source}: {prefix}max_warps must be a multiple of {prefix}subpartitions")
+        if any(c * 1024 > obj.unified_l1_shared_bytes for c in obj.carveouts_kb) or not obj.carveouts_kb:
+            raise ConfigError(f"{source}: {prefix}carveouts_kb must be non-empty and within "
+                              f"unified_l1_shared_bytes")
+    if isinstance(obj, SharedSpec) and obj.banks * obj.bank_width_bytes % 4:
+        raise ConfigError(f"{source}: {prefix}banks x bank_width_bytes must be a multiple of 4")
+
+
+__all__ = ["Config", "ConfigError", "load", "presets", "POLICIES"]
