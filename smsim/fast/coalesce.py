@@ -1,0 +1,75 @@
+"""Coalescing: the distinct sectors (32 bytes on NVIDIA GPUs) one warp's global access touches.
+
+Life of a request: a warp's ``ld``/``st``/``atom`` has one address per active lane, each covering ``nbytes``
+bytes. :func:`sectors` turns them into the sorted distinct sector indices ``addr // sector_bytes`` over every
+byte ``addr .. addr + nbytes - 1``: their number is what Nsight Compute counts as the request's
+``l1tex__t_sectors``, and they are what the L1 (:class:`smsim.fast.cache.SectorCache`) looks up.
+:func:`lines_of` then counts the distinct cache lines among them (the tag lookups the request needs).
+
+Sector indices are absolute (``addr // sector_bytes``), so ``index // sectors_per_line`` is the line and
+``index % sectors_per_line`` the sector within it, as the caches expect. ``*_np`` are the numpy twins.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _insert(out, n, s):
+    """Insert ``s`` into the sorted distinct ``out[:n]``; the new length. O(1) for ascending input."""
+    j = n
+    while j > 0 and out[j - 1] > s:
+        j -= 1
+    if j > 0 and out[j - 1] == s:
+        return n
+    for k in range(n, j, -1):
+        out[k] = out[k - 1]
+    out[j] = s
+    return n + 1
+
+
+@njit(cache=True)
+def _sectors(addr, nbytes, sector_bytes):
+    per_lane = (nbytes - 1) // sector_bytes + 2           # most sectors one lane's bytes can span
+    out = np.empty(addr.size * per_lane, np.int64)
+    n = 0
+    for i in range(addr.size):
+        a = np.int64(addr[i])
+        for s in range(a // sector_bytes, (a + nbytes - 1) // sector_bytes + 1):
+            n = _insert(out, n, s)
+    return out[:n]
+
+
+def sectors(addr: np.ndarray, nbytes: int, sector_bytes: int = 32) -> np.ndarray:
+    """Sorted distinct sector indices (int64) touched by ``nbytes``-byte accesses at ``addr`` (one address
+    per active lane, any integer dtype; values below 2**63)."""
+    if nbytes < 1 or sector_bytes < 1:
+        raise ValueError(f"nbytes ({nbytes}) and sector_bytes ({sector_bytes}) must be positive")
+    return _sectors(addr, nbytes, sector_bytes)
+
+
+@njit(cache=True)
+def lines_of(sectors: np.ndarray, sectors_per_line: int) -> int:
+    """Distinct lines among ``sectors``, which must be sorted ascending (as :func:`sectors` returns them)."""
+    n = 0
+    prev = 0
+    for i in range(sectors.size):
+        line = sectors[i] // sectors_per_line
+        if n == 0 or line != prev:
+            n += 1
+            prev = line
+    return n
+
+
+# ------------------------------------------------------------------------------------------ numpy twins
+def sectors_np(addr: np.ndarray, nbytes: int, sector_bytes: int = 32) -> np.ndarray:
+    """Numpy twin of :func:`sectors`: every (lane, byte) pair's sector, then ``np.unique``."""
+    a = np.asarray(addr).astype(np.int64)
+    byte = a[:, None] + np.arange(nbytes, dtype=np.int64)[None, :]
+    return np.unique(byte // sector_bytes)
+
+
+def lines_of_np(sectors: np.ndarray, sectors_per_line: int) -> int:
+    """Numpy twin of :func:`lines_of` (any order)."""
+    return int(np.unique(np.asarray(sectors) // sectors_per_line).size)
