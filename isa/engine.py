@@ -46,6 +46,8 @@ class Batch:
         self.live = np.tile(np.arange(self.lpb) < tpb, count)
         self.spaces = Spaces(gmem, count, shared_total, self.lpb, prog.local_bytes, const, params)
         self.steps = 0
+        #: a list to record ``(pc, warps executing)`` per step in, for the timing model (:mod:`isa.trace`)
+        self.recorder = None
         self.warp_counts = np.zeros(n // 32, np.int64)
         self.issued = 0           # SASS-equivalent issue slots (isa.cost), summed over warps
         self._special = self._make_special(lane_in_block, tpb, shared_total, dynamic)
@@ -144,6 +146,8 @@ class Batch:
             e.count += 1
             e.cost += op.cost
             self.steps += 1
+            if self.recorder is not None:
+                self.recorder.append((e.pc, e.warps))
             if e.count >= check_every:
                 self._flush(e)
             if op.guard is None:
@@ -223,5 +227,9 @@ class Batch:
             current.pc += 1
         for s in stack:
             s.mask &= ~lanes
+            warps = s.mask.reshape(-1, 32).any(axis=1)
+            if (warps != s.warps).any():       # warps whose lanes all exited stop counting as executing
+                self._flush(s)
+                s.warps = warps
         while stack and not stack[-1].mask.any():
             self._flush(stack.pop())

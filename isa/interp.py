@@ -194,60 +194,96 @@ def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions
     with ``counters=True`` also ``"counters"``: global load/store requests and 32-byte sectors
     (``requests_ld``, ``sectors_ld``, ``requests_st``, ``sectors_st``; atomics are not loads or stores).
     """
-    if not isinstance(kernel, Kernel):
-        raise KernelError(f"isa.run expects a Kernel (module[name] or module.find(part)), got "
-                          f"{type(kernel).__name__}")
-    grid3 = _dims(grid, "grid", MAX_GRID_DIMS)
-    block3 = _dims(block, "block", MAX_BLOCK_DIMS)
-    tpb = block3[0] * block3[1] * block3[2]
-    if tpb > MAX_THREADS_PER_BLOCK:
-        raise KernelError(f"invalid launch: {tpb} threads per block exceeds the maximum "
-                          f"{MAX_THREADS_PER_BLOCK}", kernel.name)
-    prog = prepare(kernel)
-    globals_ = prog.module_vars
-    if shared_bytes < 0:
-        raise KernelError(f"invalid launch: shared_bytes = {shared_bytes} is negative", kernel.name)
-    total_shared = prog.dynamic_base + shared_bytes if shared_bytes else prog.static_shared
-    if total_shared > max_shared_bytes:
-        raise KernelError(f"invalid launch: {total_shared} bytes of shared memory per block "
-                          f"({prog.static_shared} static, {shared_bytes} dynamic, with alignment) exceed the limit of "
-                          f"{max_shared_bytes}", kernel.name)
-    args = tuple(args)
-    arrays, slots = _pack_params(args, kernel)
-    gvars = [v for v in globals_ if v.space == "global"]
-    tally = {"requests_ld": 0, "sectors_ld": 0, "requests_st": 0, "sectors_st": 0} if counters else None
-    gmem = GlobalMemory([a.nbytes for a in arrays] + [v.size for v in gvars], tally)
-    for k, a in enumerate(arrays):
-        gmem.write(k, np.ascontiguousarray(a).tobytes())
-    prog.global_addresses = {v.name: gmem.address(len(arrays) + j) for j, v in enumerate(gvars)}
-    for j, v in enumerate(gvars):
-        if v.init:
-            gmem.write(len(arrays) + j, np.array(v.init, ptxtypes.DTYPES[v.type]).tobytes()[: v.size])
-    params = np.zeros(align_up(prog.param_bytes, 8), np.uint8)
-    for p, (kind, val) in zip(kernel.params, slots):
-        data = np.array([gmem.address(val)], np.uint64) if kind == "array" else val
-        raw = np.frombuffer(data.tobytes(), np.uint8)
-        off = prog.param_offsets[p.name]
-        params[off:off + raw.size] = raw
-    const = _const_buffer(prog, globals_)
-    counts = _run_grid(prog, grid3, block3, total_shared, shared_bytes, gmem, const, params, max_instructions)
-    for k, a in enumerate(arrays):
-        result = np.frombuffer(gmem.read(k), a.dtype).reshape(a.shape)
-        np.copyto(a, result)
+    launch = Launch(kernel, grid, block, args, shared_bytes, max_instructions=max_instructions,
+                    max_shared_bytes=max_shared_bytes, counters=counters)
+    counts = launch.run_blocks(range(launch.nblocks))
+    launch.finish()
     if counters:
-        counts["counters"] = tally
+        counts["counters"] = launch.tally
     return counts
 
 
-def _run_grid(prog, grid3, block3, shared_total, dynamic, gmem, const, params, budget) -> dict:
-    nblocks = grid3[0] * grid3[1] * grid3[2]
-    tpb = block3[0] * block3[1] * block3[2]
-    lanes_per_block = align_up(tpb, 32)
-    per_batch = max(1, min(nblocks, BATCH_LANES // lanes_per_block))
-    total = issued = 0
-    for first in range(0, nblocks, per_batch):
-        count = min(per_batch, nblocks - first)
-        batch = Batch(prog, grid3, block3, first, count, shared_total, dynamic, gmem, const, params, budget)
-        total += batch.run()
-        issued += batch.issued
-    return {"warp_instructions": total, "issued_instructions": issued, "blocks": nblocks}
+class Launch:
+    """A checked launch with its device memory, run in parts: :meth:`run_blocks` runs blocks functionally,
+    :meth:`block` gives one block's state for a caller that steps its warps itself (the timing model), and
+    :meth:`finish` copies the results back into the caller's arrays."""
+
+    def __init__(self, kernel, grid, block, args=(), shared_bytes: int = 0, *,
+                 max_instructions: int = MAX_INSTRUCTIONS, max_shared_bytes: int = MAX_SHARED_BYTES,
+                 counters: bool = False):
+        if not isinstance(kernel, Kernel):
+            raise KernelError(f"isa.run expects a Kernel (module[name] or module.find(part)), got "
+                              f"{type(kernel).__name__}")
+        self.grid3 = _dims(grid, "grid", MAX_GRID_DIMS)
+        self.block3 = _dims(block, "block", MAX_BLOCK_DIMS)
+        tpb = self.block3[0] * self.block3[1] * self.block3[2]
+        if tpb > MAX_THREADS_PER_BLOCK:
+            raise KernelError(f"invalid launch: {tpb} threads per block exceeds the maximum "
+                              f"{MAX_THREADS_PER_BLOCK}", kernel.name)
+        self.nblocks = self.grid3[0] * self.grid3[1] * self.grid3[2]
+        self.threads_per_block = tpb
+        self.prog = prog = prepare(kernel)
+        if shared_bytes < 0:
+            raise KernelError(f"invalid launch: shared_bytes = {shared_bytes} is negative", kernel.name)
+        total_shared = prog.dynamic_base + shared_bytes if shared_bytes else prog.static_shared
+        if total_shared > max_shared_bytes:
+            raise KernelError(f"invalid launch: {total_shared} bytes of shared memory per block "
+                              f"({prog.static_shared} static, {shared_bytes} dynamic, with alignment) exceed the "
+                              f"limit of {max_shared_bytes}", kernel.name)
+        self.shared_total, self.dynamic, self.budget = total_shared, shared_bytes, max_instructions
+        self.arrays, slots = _pack_params(tuple(args), kernel)
+        self.tally = {"requests_ld": 0, "sectors_ld": 0, "requests_st": 0, "sectors_st": 0} if counters else None
+        self.gmem, self.params = self._memory(kernel, slots)
+        self.const = _const_buffer(prog, prog.module_vars)
+
+    def _memory(self, kernel, slots) -> tuple:
+        prog, arrays = self.prog, self.arrays
+        gvars = [v for v in prog.module_vars if v.space == "global"]
+        gmem = GlobalMemory([a.nbytes for a in arrays] + [v.size for v in gvars], self.tally)
+        for k, a in enumerate(arrays):
+            gmem.write(k, np.ascontiguousarray(a).tobytes())
+        prog.global_addresses = {v.name: gmem.address(len(arrays) + j) for j, v in enumerate(gvars)}
+        for j, v in enumerate(gvars):
+            if v.init:
+                gmem.write(len(arrays) + j, np.array(v.init, ptxtypes.DTYPES[v.type]).tobytes()[: v.size])
+        params = np.zeros(align_up(prog.param_bytes, 8), np.uint8)
+        for p, (kind, val) in zip(kernel.params, slots):
+            data = np.array([gmem.address(val)], np.uint64) if kind == "array" else val
+            raw = np.frombuffer(data.tobytes(), np.uint8)
+            off = prog.param_offsets[p.name]
+            params[off:off + raw.size] = raw
+        return gmem, params
+
+    def batch(self, first: int, count: int = 1) -> Batch:
+        """The state of blocks ``first .. first+count-1``, ready to run."""
+        return Batch(self.prog, self.grid3, self.block3, first, count, self.shared_total, self.dynamic,
+                     self.gmem, self.const, self.params, self.budget)
+
+    def run_blocks(self, blocks) -> dict:
+        """Run ``blocks`` (ascending block indices) functionally, consecutive ones batched together."""
+        lanes_per_block = align_up(self.threads_per_block, 32)
+        per_batch = max(1, BATCH_LANES // lanes_per_block)
+        total = issued = n = 0
+        for first, count in _runs(list(blocks), per_batch):
+            batch = self.batch(first, count)
+            total += batch.run()
+            issued += batch.issued
+            n += count
+        return {"warp_instructions": total, "issued_instructions": issued, "blocks": n}
+
+    def finish(self) -> None:
+        """Copy device memory back into the caller's arrays."""
+        for k, a in enumerate(self.arrays):
+            result = np.frombuffer(self.gmem.read(k), a.dtype).reshape(a.shape)
+            np.copyto(a, result)
+
+
+def _runs(blocks: list, limit: int):
+    """(first, count) runs of consecutive indices in ``blocks``, each at most ``limit`` long."""
+    i = 0
+    while i < len(blocks):
+        j = i + 1
+        while j < len(blocks) and j - i < limit and blocks[j] == blocks[j - 1] + 1:
+            j += 1
+        yield blocks[i], j - i
+        i = j

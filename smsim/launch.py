@@ -4,15 +4,17 @@ Life of a launch: :func:`launch` takes a kernel (an ``smsim.cuda.jit``/``numba.c
 Python function, or an :class:`isa.Kernel` from PTX text), compiles Python kernels for the launch
 arguments' types (:func:`compile`, cached per type signature on the kernel), flattens the arguments into
 the compiled kernel's parameters (an array becomes its data pointer plus the shape values the kernel
-reads) and runs the grid. ``timing=False`` runs it on the functional interpreter (:func:`isa.run`); the
-results are written back into the numpy arrays either way.
+reads) and runs the grid. ``timing=True`` (the default) times it on the SM model of a config
+(:func:`smsim.gpu.simulate`), executing every instruction as it issues; ``timing=False`` runs it on the
+functional interpreter (:func:`isa.run`) only. The results are written back into the numpy arrays either
+way, and they are the same.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import isa
-from isa.errors import CompileError
+from isa.errors import CompileError, KernelError
 
 
 @dataclass
@@ -29,9 +31,53 @@ class LaunchResult:
     issued_instructions: int = 0
     counters: dict = field(default_factory=dict)
 
+    config: object = field(default=None, repr=False)
+    #: timed launches only: SM cycles, stall warp-cycles by reason, the flat metrics dict (Nsight names),
+    #: the occupancy (:class:`smsim.occupancy.Occupancy`) and per-ISA-instruction counters
+    cycles: float = 0.0
+    stalls: dict = field(default_factory=dict)
+    metrics: dict = field(default_factory=dict)
+    occupancy: object = None
+    instructions: list = field(default_factory=list, repr=False)
+    blocks_timed: int = 0
+
     @property
     def registers_per_thread(self) -> int:
         return self.kernel.registers_per_thread()
+
+    @property
+    def timed(self) -> bool:
+        return self.config is not None
+
+    @property
+    def lines(self) -> dict:
+        """Per Python source line: executions, issue slots, stall cycles by reason, sectors, wavefronts and
+        bank conflicts."""
+        from .stats import per_line
+        return per_line(self.instructions)
+
+    def stalls_per_instruction(self) -> dict:
+        """Warp-cycles per issued instruction, per reason (Nsight's WarpStateStats section)."""
+        n = max(self.issued_instructions, 1)
+        return {r: v / n for r, v in self.stalls.items()}
+
+    def report(self) -> str:
+        """The result for a person: summary, memory, shared memory, stalls, hottest lines."""
+        from .report import render
+        return render(self)
+
+    def to_dict(self) -> dict:
+        from .report import to_dict
+        return to_dict(self)
+
+    def to_json(self, path=None, indent: int = 1) -> str:
+        """JSON of :meth:`to_dict`; also written to ``path`` when given."""
+        import json
+        text = json.dumps(self.to_dict(), indent=indent, sort_keys=True)
+        if path is not None:
+            with open(path, "w") as f:
+                f.write(text)
+        return text
 
 
 def compile(kernel, args) -> isa.Kernel:  # noqa: A001 - the public name the API promises
@@ -57,25 +103,47 @@ def _compiled(kernel, args):
 _plain_cache: dict = {}
 
 
-def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = False, *,
-           counters: bool = True, max_instructions: int = isa.interp.MAX_INSTRUCTIONS) -> LaunchResult:
+def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = True, *, config="h100",
+           overrides: dict | None = None, blocks="share", complete: bool = True, counters: bool = True,
+           max_instructions: int = isa.interp.MAX_INSTRUCTIONS) -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads with ``args``; arrays receive the results.
 
-    ``timing=False`` runs functionally (the timing model arrives in a later release, behind this same
-    call). ``counters`` also counts global-memory requests and 32-byte sectors per load/store kind.
+    ``timing=True``: time it on ``config`` (a preset name such as ``"h100"``, a TOML path or a
+    :class:`smsim.config.Config`; ``overrides`` like ``{"l1.size_bytes": 65536}``). ``blocks="share"``
+    times the blocks one SM would run, ``"all"`` the whole grid on one SM, ``N`` the first N; the other
+    blocks run functionally unless ``complete=False``. ``timing=False``: functional only; ``counters`` then
+    also counts global-memory requests and 32-byte sectors per load/store kind.
     """
-    if timing:
-        raise NotImplementedError("the timing model is not part of this release; use timing=False")
     args = tuple(args)
     if isinstance(kernel, isa.Kernel):
         compiled, flat = kernel, args
     else:
         compiled, flatten = _compiled(kernel, args)
         flat = flatten(args)
-    out = isa.run(compiled, grid, block, flat, shared_bytes, max_instructions=max_instructions,
-                  counters=counters)
-    return LaunchResult(compiled, _dims(grid), _dims(block), out["warp_instructions"], out["blocks"],
-                        out["issued_instructions"], out.get("counters", {}))
+    if not timing:
+        out = isa.run(compiled, grid, block, flat, shared_bytes, max_instructions=max_instructions,
+                      counters=counters)
+        return LaunchResult(compiled, _dims(grid), _dims(block), out["warp_instructions"], out["blocks"],
+                            out["issued_instructions"], out.get("counters", {}))
+    from . import config as config_mod
+    from .gpu import simulate, timed_blocks
+    cfg = config_mod.load(config, overrides)
+    try:
+        timed_blocks(blocks, 1, 1)
+    except ValueError as e:
+        raise KernelError(f"invalid launch: {e}") from None
+    run = isa.interp.Launch(compiled, grid, block, flat, shared_bytes, max_instructions=max_instructions,
+                            max_shared_bytes=cfg.sm.max_shared_per_block_bytes)
+    out = simulate(run, cfg, blocks, complete)
+    run.finish()
+    m = out["metrics"]
+    counts = {"requests_ld": m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"],
+              "sectors_ld": m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"],
+              "requests_st": m["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"],
+              "sectors_st": m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]}
+    return LaunchResult(compiled, run.grid3, run.block3, out["warp_instructions"], run.nblocks, out["issued"],
+                        counts, cfg, out["cycles"], out["stalls"], m, out["occupancy"], out["instructions"],
+                        out["blocks_timed"])
 
 
 def _dims(d) -> tuple:

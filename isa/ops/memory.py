@@ -61,6 +61,8 @@ def _offsets(ctx, space, addr, lanes, nbytes, count=None):
         off = ctx.access(sp, a, lanes_here, nbytes)
         if count and sp == "global":
             ctx.st.spaces.gmem.count(count, a, lanes_here)
+        if ctx.st.spaces.tracer is not None:
+            ctx.st.spaces.tracer.append((ctx.st.steps, sp, a, lanes_here))
         yield ctx.st.spaces.buffer(sp), pos, off
 
 

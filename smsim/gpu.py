@@ -1,0 +1,69 @@
+"""Wiring: one timed launch on one SM, and how much of the device that SM sees.
+
+Life of a timed launch (:func:`simulate`): the occupancy calculator gives resident blocks per SM and the
+shared-memory carveout, which leaves the L1 its size. The blocks to time are chosen (``"share"``: the
+blocks this SM would run, every ``num_sms``-th; ``"all"``: the whole grid on this one SM; ``N``: the first
+N). The memory levels are built for this SM's view of the device: the launch keeps
+``busy = min(num_sms, grid blocks)`` SMs busy, and this SM gets ``1/busy`` of the L2 capacity, of the L2
+bandwidth (at most its own port's ``sm_port_bytes_per_cycle``) and of the HBM bandwidth. A one-block
+kernel thus has the whole L2 and all of HBM's bandwidth behind one L2 port; a full grid shares them
+evenly (data that several SMs read is not shared between their slices: each SM pays its own misses).
+Then the SimPy environment runs until the last timed warp retires; the blocks not timed run on the
+functional interpreter afterwards (unless ``complete=False``), so the outputs are complete.
+"""
+from __future__ import annotations
+
+import simpy
+
+from isa.trace import op_infos
+
+from .mem.dram import Dram
+from .mem.l1 import L1
+from .mem.l2 import L2
+from .mem.shared import SharedMemory
+from .occupancy import l1_bytes, occupancy
+from .sm import SM
+from .stats import Stats, metrics, per_instruction
+
+
+def timed_blocks(mode, nblocks: int, num_sms: int) -> list:
+    """Indices of the blocks to time for ``blocks=mode``."""
+    if mode == "share":
+        return list(range(0, nblocks, num_sms))
+    if mode == "all":
+        return list(range(nblocks))
+    if isinstance(mode, bool) or not isinstance(mode, int) or mode < 1:
+        raise ValueError(f"blocks must be 'share', 'all' or a positive number of blocks, got {mode!r}")
+    return list(range(min(mode, nblocks)))
+
+
+def simulate(launch, cfg, blocks="share", complete: bool = True) -> dict:
+    """Time ``launch`` (an :class:`isa.interp.Launch`) on ``cfg``; the pieces of a timed result."""
+    kernel = launch.prog.kernel
+    regs = min(max(kernel.registers_per_thread(), 1), cfg.sm.max_registers_per_thread)
+    occ = occupancy(cfg.sm, launch.threads_per_block, regs, launch.shared_total)
+    timed = timed_blocks(blocks, launch.nblocks, cfg.gpu.num_sms)
+    busy = min(cfg.gpu.num_sms, launch.nblocks)
+    hz = cfg.gpu.clock_mhz * 1e6
+    env = simpy.Environment()
+    dram = Dram(cfg.dram, cfg.dram.bandwidth_gbps * 1e9 / hz / busy, cfg.l2.sector_bytes)
+    l2 = L2(cfg.l2, cfg.l2.size_bytes // busy,
+            min(cfg.l2.sm_port_bytes_per_cycle, cfg.l2.bandwidth_bytes_per_cycle / busy), dram, cfg.seed)
+    shared = SharedMemory(cfg.shared, cfg.sm.subpartitions)
+    infos = op_infos(launch.prog)
+    stats = Stats(len(infos))
+    holder = {}
+    l1 = L1(env, cfg.l1, l1_bytes(cfg, occ), l2, lambda: holder["sm"].wake_all(), cfg.seed)
+    sm = holder["sm"] = SM(env, cfg, launch, timed, occ.blocks_per_sm, shared, l1, stats)
+    sm.start()
+    env.run()
+    if complete:
+        done = set(timed)
+        launch.run_blocks([b for b in range(launch.nblocks) if b not in done])
+    per_sm = -(-launch.nblocks // cfg.gpu.num_sms)
+    scale = per_sm / len(timed)
+    m = metrics(stats, infos, sm, l1, l2, dram, shared, cfg, occ, scale)
+    m["launch__waves_per_multiprocessor"] = per_sm / occ.blocks_per_sm
+    return {"cycles": stats.end, "stalls": stats.stall_totals(), "metrics": m, "occupancy": occ,
+            "instructions": per_instruction(stats, infos), "blocks_timed": len(timed), "regs": regs,
+            "issued": m["smsp__inst_executed.sum"], "warp_instructions": int(stats.inst.sum())}

@@ -1,0 +1,58 @@
+"""HBM as this SM sees it: a latency, an open-row window and this SM's share of the device bandwidth.
+
+Life of a request: L2 misses arrive at cycle ``t`` as a set of 32-byte sectors. They queue for this SM's
+share of the device bandwidth (:class:`~smsim.mem.queue.BandwidthQueue`: ``bandwidth_gbps`` divided among
+the SMs the launch keeps busy, see :mod:`smsim.gpu`); once their turn comes they take the row-miss latency,
+or the shorter row-hit latency when every DRAM row they touch was accessed within ``row_open_cycles``
+(an open page). The data arrives at ``start + latency + transfer time``. Reads and writes are counted in
+bytes (``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .queue import BandwidthQueue
+
+
+class Dram:
+    """This SM's share of HBM (``spec``: :class:`smsim.config.DramSpec`)."""
+
+    def __init__(self, spec, bytes_per_cycle: float, sector_bytes: int = 32):
+        self.spec, self.sector_bytes = spec, sector_bytes
+        self.queue = BandwidthQueue(bytes_per_cycle)
+        self.open_rows: dict = {}        # row -> cycle of its last access
+        self.bytes_read = self.bytes_write = 0
+        self.row_hits = self.row_misses = 0
+
+    def read(self, sectors: np.ndarray, t: float) -> float:
+        """Cycle at which ``sectors`` (global sector indices) arrive, requested at ``t``."""
+        nbytes = len(sectors) * self.sector_bytes
+        self.bytes_read += nbytes
+        start, done = self.queue.transfer(t, nbytes)
+        return done + self._latency(sectors, start)
+
+    def write(self, sectors: np.ndarray, t: float) -> None:
+        nbytes = len(sectors) * self.sector_bytes
+        self.bytes_write += nbytes
+        start, _ = self.queue.transfer(t, nbytes)
+        self._latency(sectors, start)
+
+    def _latency(self, sectors: np.ndarray, start: float) -> float:
+        spec = self.spec
+        per_row = spec.row_bytes // self.sector_bytes
+        rows = np.unique(sectors // per_row) if len(sectors) > 1 else sectors // per_row
+        hit = True
+        window = spec.row_open_cycles
+        open_rows = self.open_rows
+        for row in rows.tolist():
+            last = open_rows.get(row)
+            if last is None or start - last > window:
+                hit = False
+            open_rows[row] = start
+        if len(open_rows) > 4096:
+            self.open_rows = {r: c for r, c in open_rows.items() if start - c <= window}
+        if hit:
+            self.row_hits += 1
+            return spec.row_hit_latency_cycles
+        self.row_misses += 1
+        return spec.latency_cycles

@@ -1,0 +1,62 @@
+"""L2 as one SM sees it: a sectored cache of this SM's share of the capacity, behind this SM's share of
+the L2 bandwidth, in front of :class:`~smsim.mem.dram.Dram`.
+
+Life of a request: L1 sends the sectors it missed (or a store's sectors, or an atomic's) at cycle ``t``.
+They cross this SM's port to L2 (:class:`~smsim.mem.queue.BandwidthQueue` at the SM's share of L2
+bandwidth, at most ``sm_port_bytes_per_cycle``), are looked up in the sectored cache (``lts__t_sectors_*``
+counters): hits return after ``hit_latency_cycles``; a sector another request already missed on returns
+with that fill; misses go to DRAM and are filled with their arrival cycle. Stores are write-allocate
+(a written sector is valid in L2) and are written on to DRAM (``dram__bytes_write``), which takes
+bandwidth but holds nobody up: a simplification of L2's write-back (no dirty-line tracking).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..fast.cache import SectorCache
+from .queue import BandwidthQueue
+
+
+class L2:
+    """This SM's share of L2 (``spec``: :class:`smsim.config.L2Spec`)."""
+
+    def __init__(self, spec, size_bytes: int, bytes_per_cycle: float, dram, seed: int = 0):
+        self.spec, self.dram = spec, dram
+        unit = spec.line_bytes * spec.assoc
+        self.size_bytes = max(unit, size_bytes // unit * unit)
+        self.cache = SectorCache(self.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc,
+                                 spec.replacement, seed)
+        self.port = BandwidthQueue(bytes_per_cycle)
+        self.sectors_read = self.sectors_read_hit = self.sectors_write = self.sectors_atomic = 0
+
+    def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
+        """Arrival cycle of each of ``sectors`` requested at ``t``."""
+        spec = self.spec
+        _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
+        status, ready = self.cache.lookup(sectors, done)
+        self.sectors_read += len(sectors)
+        hit = status == 0
+        self.sectors_read_hit += int(hit.sum())
+        back = done + spec.hit_latency_cycles
+        out = np.where(hit, back, np.maximum(ready, back))
+        miss = status == 2
+        if miss.any():
+            missed = sectors[miss]
+            arrive = self.dram.read(missed, back)
+            self.cache.fill(missed, arrive)
+            out[miss] = arrive
+        return out
+
+    def write(self, sectors: np.ndarray, t: float) -> float:
+        """A store's sectors, arriving at ``t``; the cycle L2 has them."""
+        _, done = self.port.transfer(t, len(sectors) * self.spec.sector_bytes)
+        self.sectors_write += len(sectors)
+        self.cache.fill(sectors, done)
+        self.dram.write(sectors, done)
+        return done + self.spec.hit_latency_cycles
+
+    def atomic(self, sectors: np.ndarray, t: float, ops: int) -> float:
+        """A global atomic (``ops`` lane operations) performed at L2: the cycle its results are back."""
+        ready = self.read(sectors, t).max()
+        self.sectors_atomic += len(sectors)
+        return float(ready) + ops

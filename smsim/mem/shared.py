@@ -1,0 +1,54 @@
+"""Shared memory: banks, wavefronts and the MIO queue in front of the shared-memory pipe.
+
+Life of an access: a warp's ``ld/st/atom.shared`` gives one byte offset per active lane. The bank
+arbitration (:func:`smsim.fast.banks.wavefronts`: the most distinct words any bank must serve, one word
+read by many lanes being a broadcast; 64-bit accesses in half-warp phases, 128-bit in quarter-warp phases;
+atomics also serialize lanes on one address) says how many wavefronts it needs. The instruction waits in
+its sub-partition's MIO queue (at most ``mio_queue`` waiting: a full queue stalls the next shared
+instruction as ``mio_throttle``) for the SM's one shared-memory pipe, which serves
+``wavefronts_per_cycle``; a load's data is ready ``latency_cycles`` after its last wavefront. Counters:
+instructions and wavefronts per op (Nsight's ``smsp__sass_inst_executed_op_shared_*`` and
+``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank conflicts = wavefronts - instructions).
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from ..fast import banks
+
+
+class SharedMemory:
+    """The SM's shared-memory pipe (``spec``: :class:`smsim.config.SharedSpec`)."""
+
+    def __init__(self, spec, subpartitions: int):
+        self.spec = spec
+        self.free = 0.0
+        self.queued = [deque() for _ in range(subpartitions)]   # start cycles of waiting instructions
+        self.inst = {"ld": 0, "st": 0, "atom": 0}
+        self.wavefronts = {"ld": 0, "st": 0, "atom": 0}
+
+    def full(self, sp: int, t: float) -> bool:
+        """Is sub-partition ``sp``'s MIO queue full at ``t``?"""
+        q = self.queued[sp]
+        while q and q[0] <= t:
+            q.popleft()
+        return len(q) >= self.spec.mio_queue
+
+    def next_free(self, sp: int) -> float:
+        q = self.queued[sp]
+        return q[0] if q else 0.0
+
+    def access(self, sp: int, kind: str, offsets, lanes, nbytes: int, t: float) -> tuple:
+        """``(ready cycle, wavefronts)`` of an access of ``kind`` ("ld", "st" or "atom") issued at ``t``."""
+        spec = self.spec
+        if kind == "atom":
+            n = banks.atomic_wavefronts(offsets, lanes, nbytes, spec.banks, spec.bank_width_bytes)
+        else:
+            n = banks.wavefronts(offsets, lanes, nbytes, spec.banks, spec.bank_width_bytes)
+        self.inst[kind] += 1
+        self.wavefronts[kind] += n
+        start = t + 1 if t + 1 > self.free else self.free
+        self.free = start + n / spec.wavefronts_per_cycle
+        if start > t + 1:
+            self.queued[sp].append(start)
+        return self.free + spec.latency_cycles - 1, n

@@ -1,0 +1,179 @@
+"""Warp schedulers: one per sub-partition, each issuing at most one warp-instruction per cycle.
+
+Life of a cycle: the SM's clock (:class:`Clock`, one SimPy process) runs each sub-partition, which asks its
+policy for the order in which to consider
+its resident warps (:class:`LooseRoundRobin`, :class:`GreedyThenOldest`, :class:`TwoLevel`, chosen by
+``scheduler.policy``), and issues the first warp whose next instruction is ready (:attr:`Warp.ready_at`)
+and whose pipe or queue has room (the SM says, :meth:`smsim.sm.SM.blocked`; a warp held up there is
+noted as throttled). Issuing takes as many cycles as the instruction's issue slots (0 for ``ld.param``
+and ``cvta``, 2-3 for 64-bit integer arithmetic); then the scheduler looks again. When no scheduler can
+issue, the clock sleeps until the earliest cycle one becomes ready or until something wakes it (a memory result, a
+barrier release, a freed queue entry, a new block): idle cycles cost no events.
+"""
+from __future__ import annotations
+
+import math
+from itertools import chain
+
+from .warp import INF, LONG
+
+
+class LooseRoundRobin:
+    """Warps in turn, starting after the one that issued last."""
+
+    def __init__(self, spec):
+        self.last = -1
+
+    def order(self, warps: list, t: float) -> list:
+        n = len(warps)
+        if n < 2:
+            return warps
+        k = (self.last + 1) % n
+        return warps[k:] + warps[:k]
+
+    def issued(self, warps: list, w) -> None:
+        self.last = warps.index(w)
+
+
+class GreedyThenOldest:
+    """The warp that issued last, as long as it can; then the oldest (Rogers et al., MICRO 2012)."""
+
+    def __init__(self, spec):
+        self.last = None
+
+    def order(self, warps: list, t: float) -> list:
+        last = self.last
+        if last is None or last.info is None or len(warps) < 2 or warps[0] is last:
+            return warps
+        return chain((last,), warps)
+
+    def issued(self, warps: list, w) -> None:
+        self.last = w
+
+
+class TwoLevel:
+    """Two-level scheduling (Narasiman et al., MICRO 2011): greedy-then-oldest among an active set of
+    ``two_level_active`` warps; a warp waiting on a long-latency load leaves the set for the oldest
+    pending warp."""
+
+    def __init__(self, spec):
+        self.size = spec.two_level_active
+        self.active: list = []
+        self.gto = GreedyThenOldest(spec)
+
+    def order(self, warps: list, t: float) -> list:
+        active = [w for w in self.active if w.info is not None]
+        for w in list(active):
+            if w.reason == LONG and w.ready_at > t and len(warps) > self.size:
+                active.remove(w)
+        for w in warps:
+            if len(active) >= self.size:
+                break
+            if w not in active and not (w.reason == LONG and w.ready_at > t):
+                active.append(w)
+        self.active = active
+        return self.gto.order(active, t)
+
+    def issued(self, warps: list, w) -> None:
+        self.gto.issued(warps, w)
+
+
+POLICIES = {"lrr": LooseRoundRobin, "gto": GreedyThenOldest, "two_level": TwoLevel}
+
+
+class SubPartition:
+    """One warp scheduler: its resident warps, its policy, its dispatch pipes' next-free cycles and the
+    cycle its current instruction's issue slots end."""
+
+    def __init__(self, sm, index: int, spec):
+        self.sm, self.index = sm, index
+        self.policy = POLICIES[spec.policy](spec)
+        self.warps: list = []            # resident warps, oldest first
+        self.pipe_free: dict = {}
+        self.busy_until = 0.0
+        self.issued = 0
+
+    def add(self, warp) -> None:
+        self.warps.append(warp)
+        self.sm.clock.poke()
+
+    def remove(self, warp) -> None:
+        self.warps.remove(warp)
+
+    def poke(self) -> None:
+        self.sm.clock.poke()
+
+    def cycle(self, t: float) -> float:
+        """Issue what can issue at ``t`` (instructions of no issue slots do not end the cycle); the next
+        cycle at which this scheduler may have something to do."""
+        if self.busy_until > t:
+            return self.busy_until
+        while True:
+            warp, wake = self.select(t)
+            if warp is None:
+                return wake
+            self.policy.issued(self.warps, warp)
+            slots = self.sm.issue(warp, self, t)
+            if slots:
+                self.issued += slots
+                self.busy_until = t + slots
+                return self.busy_until
+
+    def select(self, t: float) -> tuple:
+        """(the warp to issue at ``t`` or None, the earliest cycle another might become ready)."""
+        wake = INF
+        blocked = self.sm.blocked
+        for w in self.policy.order(self.warps, t):
+            ready = w.ready_at
+            if ready > t:
+                if ready < wake:
+                    wake = ready
+                continue
+            until = blocked(w, self, t)
+            if until is None:
+                return w, wake
+            if until < wake:
+                wake = until
+        return None, wake
+
+
+class Clock:
+    """The SM's issue clock: one SimPy process that runs the sub-partitions' schedulers each cycle in
+    which one of them may issue, and otherwise sleeps until the earliest such cycle or until woken
+    (:meth:`poke`: a memory result, a barrier release, a freed queue entry, a new block)."""
+
+    def __init__(self, env, subs: list):
+        self.env, self.subs = env, subs
+        self.wake = None          # the event a sleeping clock waits on
+        env.process(self.run())
+
+    def poke(self) -> None:
+        wake = self.wake
+        if wake is not None and not wake.triggered:
+            wake.succeed()
+
+    def _alarm(self, event) -> None:
+        if event.wake is self.wake:
+            self.poke()
+
+    def run(self):
+        env, subs = self.env, self.subs
+        while True:
+            t = env.now
+            nxt = INF
+            for sub in subs:
+                n = sub.busy_until if sub.busy_until > t else sub.cycle(t)
+                if n < nxt:
+                    nxt = n
+            if nxt <= t + 1:
+                yield env.timeout(1)
+                continue
+            self.wake = env.event()
+            if nxt < INF:
+                alarm = env.timeout(math.ceil(nxt) - t)
+                alarm.wake = self.wake
+                alarm.callbacks.append(self._alarm)
+            yield self.wake
+            self.wake = None
+            if env.now != int(env.now):            # woken between cycles: issue from the next one
+                yield env.timeout(math.ceil(env.now) - env.now)

@@ -1,0 +1,267 @@
+"""The SM: resident blocks, their warps, and what issuing an instruction does.
+
+Life of a block: the block scheduler (:meth:`SM.start`) makes resident as many of the blocks to time as
+the occupancy allows. A block runs on the functional interpreter when it is dispatched
+(:func:`isa.trace.trace_blocks`), which gives each warp its instruction stream and the addresses of its
+memory accesses; its warps, placed on sub-partition ``warp slot % 4``, then replay those streams against
+the clock. When a block's last warp retires, the next block is dispatched in its place.
+
+Life of an instruction (:meth:`SM.issue`, called by a sub-partition's scheduler at cycle ``t``): the
+warp's waiting cycles are attributed (:meth:`smsim.warp.Warp.account`); then its timing effect: a
+fixed-latency result is ready ``latency_cycles`` after the last issue slot and the pipe is busy
+``issue_interval_cycles`` per slot; shared memory goes to :class:`~smsim.mem.shared.SharedMemory`;
+global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, their destination
+registers pending until the data returns; a branch holds the warp ``branch`` cycles; a barrier holds it
+until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from isa.trace import op_infos, trace_blocks
+
+from .fast import coalesce
+from .mem.l1 import Request
+from .scheduler import Clock, SubPartition
+from .warp import BARRIER, BRANCH, INF, LONG, R, SHORT, WAIT, Warp
+
+_THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
+             "sfu": R["math_pipe_throttle"], "sync": R["mio_throttle"], "branch": R["dispatch_stall"],
+             "barrier": R["dispatch_stall"]}
+_LG, _MIO = R["lg_throttle"], R["mio_throttle"]
+_LATENCY_REASON = {"fixed": WAIT, "short_scoreboard": SHORT, "long_scoreboard": LONG, "control": WAIT}
+TRACE_LANES = 4096        # lanes of consecutive blocks run functionally together
+LOCAL_BASE = 1 << 56      # local memory's place in the cache's address space (above any global address)
+
+
+class Block:
+    """A resident block: its trace (:class:`isa.trace.BlockTrace`), its warps and its barrier."""
+
+    def __init__(self, sm, index: int, trace, warps: list):
+        self.sm, self.index, self.accesses, self.warps = sm, index, trace.accesses, warps
+        self.arrived: list = []
+        self.running = len(warps)
+
+    def arrive(self, warp, op, t: float) -> None:
+        warp.at_barrier = True
+        self.arrived.append((warp, op, None))
+        self._maybe_release(t)
+
+    def _maybe_release(self, t: float) -> None:
+        if not self.arrived or len(self.arrived) < self.running:
+            return
+        arrived, self.arrived = self.arrived, []
+        op = arrived[-1][1]
+        release = t + self.sm.spec.pipes.barrier.latency_cycles
+        for w, _, _ in arrived:
+            w.at_barrier = False
+            w.fetch_at, w.fetch_reason = release, BARRIER
+            for r in self.sm.infos[op.index].dsts:
+                w.reg_ready[r], w.reg_reason[r] = release, BARRIER
+            w.refresh()
+            self.sm.subs[w.sp].poke()
+
+    def warp_done(self, t: float) -> None:
+        self.running -= 1
+        if self.running:
+            self._maybe_release(t)
+        else:
+            self.sm.block_retired(self, t)
+
+
+class SM:
+    """One SM: sub-partitions, resident blocks, and the memory units ``shared`` and ``l1``."""
+
+    def __init__(self, env, spec, launch, blocks: list, blocks_per_sm: int, shared, l1, stats):
+        self.env, self.spec, self.launch, self.stats = env, spec, launch, stats
+        self.shared, self.l1 = shared, l1
+        self.pending = deque(blocks)
+        self.blocks_per_sm = blocks_per_sm
+        self.prog = launch.prog
+        self.infos = op_infos(launch.prog)
+        self.nregs = len(launch.prog.reg_dtypes)
+        self.warps_per_block = -(-launch.threads_per_block // 32)
+        self.free_slots = list(range(spec.sm.max_warps))
+        self.subs = [SubPartition(self, i, spec.scheduler) for i in range(spec.sm.subpartitions)]
+        self.clock = Clock(env, self.subs)
+        self.age = 0
+        self.resident = 0
+        self.warps_done: list = []
+        self.local_bytes = max(launch.prog.local_bytes, 4)
+        self.traces: dict = {}            # blocks run ahead of their dispatch
+
+    def wake_all(self) -> None:
+        self.clock.poke()
+
+    # ------------------------------------------------------------------ blocks
+    def start(self) -> None:
+        while self.pending and self.resident < self.blocks_per_sm:
+            self._dispatch(self.pending.popleft(), self.env.now)
+
+    def _dispatch(self, b: int, t: float) -> None:
+        trace = self._trace(b)
+        warps = []
+        block = Block(self, b, trace, warps)
+        for k, pcs, steps in trace.warps:
+            slot = self.free_slots.pop(0)
+            w = Warp(k, pcs, steps, block, slot, slot % len(self.subs), self.age, self.nregs, t,
+                     self.stats.stalls)
+            self.age += 1
+            warps.append(w)
+            w.info = self.infos[pcs[0]]
+            w.refresh()
+            self.subs[w.sp].add(w)
+        block.running = len(warps)
+        self.resident += 1
+        if not block.running:
+            self.block_retired(block, t)
+
+    def _trace(self, b: int):
+        """Block ``b``'s trace; consecutive pending blocks are run together (up to TRACE_LANES lanes)."""
+        trace = self.traces.pop(b, None)
+        if trace is not None:
+            return trace
+        count, limit = 1, max(1, TRACE_LANES // (32 * self.warps_per_block))
+        for nxt in self.pending:
+            if nxt != b + count or count >= limit:
+                break
+            count += 1
+        traces = trace_blocks(self.launch, b, count)
+        for tr in traces[1:]:
+            self.traces[tr.index] = tr
+        return traces[0]
+
+    def block_retired(self, block: Block, t: float) -> None:
+        self.resident -= 1
+        self.stats.blocks_done += 1
+        if self.pending:
+            self._dispatch(self.pending.popleft(), t)
+
+    # ------------------------------------------------------------------ issue
+    def blocked(self, w: Warp, sub: SubPartition, t: float):
+        """None if ``w``'s next instruction can issue at ``t``; else until when (INF: until woken)."""
+        info = w.info
+        if not info.mem:
+            free = sub.pipe_free.get(info.unit, 0.0)
+            if free > t:
+                w.block_on(free, _THROTTLE.get(info.unit, _MIO))
+                return free
+            return None
+        space = info.space
+        if space == "shared":
+            if self.shared.full(sub.index, t):
+                w.block_on(t + 1, _MIO)
+                return self.shared.next_free(sub.index)
+        elif space not in ("param", "const") and self.l1.full():
+            w.block_on(t + 1, _LG)
+            return INF
+        return None
+
+    def issue(self, w: Warp, sub: SubPartition, t: float) -> int:
+        """Issue ``w``'s next instruction at ``t``; the issue slots it takes."""
+        info = w.info
+        op = info.op
+        slots = info.cost
+        pc = op.index
+        w.account(t, slots, pc)
+        self.stats.inst[pc] += 1
+        ready = t + max(slots, 1) - 1
+        if info.mem:
+            self._memory(w, sub, info, t)
+        elif info.barrier:
+            w.block.arrive(w, op, t)
+        else:
+            pipe = getattr(self.spec.pipes, info.unit, None)
+            if pipe is not None:
+                sub.pipe_free[info.unit] = t + pipe.issue_interval_cycles * max(slots, 1)
+                ready += pipe.latency_cycles
+            reason = _LATENCY_REASON[info.latency]
+            for r in info.dsts:
+                w.reg_ready[r], w.reg_reason[r] = ready, reason
+            if info.branch:
+                w.fetch_at, w.fetch_reason = t + max(slots, 1) + self.spec.pipes.branch.latency_cycles, BRANCH
+        self._advance(w)
+        if w.info is None:
+            self._exit(w, t + max(slots, 1), pc)
+        return slots
+
+    def _advance(self, w: Warp) -> None:
+        w.k += 1
+        w.info = self.infos[w.pcs[w.k]] if w.k < len(w.pcs) else None
+        w.refresh()
+
+    def _exit(self, w: Warp, t: float, pc: int) -> None:
+        w.free_at = max(w.free_at, t)
+        w.exit_pc = pc
+        self.subs[w.sp].remove(w)
+        if w.pending:
+            return                        # retires when its memory operations are done (drain)
+        self._retire(w, t, pc)
+
+    def _retire(self, w: Warp, t: float, pc: int) -> None:
+        w.retire(t, pc)
+        self.free_slots.append(w.slot)
+        self.free_slots.sort()
+        self.stats.warp_done(w)
+        w.block.warp_done(w.end)
+
+    # ------------------------------------------------------------------ memory
+    def _memory(self, w: Warp, sub: SubPartition, info, t: float) -> None:
+        kind = {"ld": "ld", "st": "st"}.get(info.mem, "atom")
+        pc = info.op.index
+        parts = w.block.accesses.get((w.index, w.steps[w.k]), ())
+        shared_ready = t
+        far = []
+        for space, a, lanes in parts:
+            if space == "shared":
+                shared_ready, n = self.shared.access(sub.index, kind, a, lanes, info.nbytes, t)
+                self.stats.wavefronts[pc] += n
+            elif space in ("global", "local"):
+                far.append(self._cache_address(space, a, lanes, w))
+            else:                          # param / const: the constant cache
+                shared_ready = t + (0 if space == "param" else self.spec.shared.latency_cycles)
+        if kind != "st":
+            for r in info.dsts:
+                w.reg_ready[r], w.reg_reason[r] = shared_ready, SHORT
+        if not far:
+            return
+        space = "local" if all(s == "local" for s, _, _ in parts if s in ("global", "local")) else "global"
+        a = far[0] if len(far) == 1 else np.concatenate(far)
+        sectors = coalesce.sectors(a, info.nbytes)
+        nlines = coalesce.lines_of(sectors, self.spec.l1.line_bytes // self.spec.l1.sector_bytes)
+        self.stats.sectors[pc] += len(sectors)
+        w.pending += 1
+        if kind != "st":
+            for r in info.dsts:
+                w.reg_ready[r], w.reg_reason[r] = INF, LONG
+        bypass = info.cache_op == "cg" or kind == "atom"
+
+        def done(cycle: float, w=w, dsts=info.dsts if kind != "st" else (), floor=shared_ready) -> None:
+            self._returned(w, dsts, max(cycle, floor), kind == "st")
+        self.l1.submit(Request(kind, space, sectors, nlines, bypass, len(a), done))
+
+    def _returned(self, w: Warp, dsts, cycle: float, store: bool) -> None:
+        w.pending -= 1
+        for r in dsts:
+            if w.reg_ready[r] == INF:
+                w.reg_ready[r] = cycle
+        if store and cycle > w.last_store:
+            w.last_store = cycle
+        if w.info is None:
+            if not w.pending and not w.done:
+                self._retire(w, max(cycle, w.free_at), w.exit_pc)
+            return
+        w.refresh()
+        self.subs[w.sp].poke()
+
+    def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp) -> np.ndarray:
+        """Where an access sits in the caches: global as it is; local interleaved by lane (word ``k`` of
+        the 32 lanes of a warp are consecutive, as the hardware lays out local memory)."""
+        if space != "local":
+            return a
+        a = a.astype(np.uint64)
+        base = LOCAL_BASE + (w.slot + 64 * w.block.index) * self.local_bytes * 32
+        return (np.uint64(base) + (a // np.uint64(4)) * np.uint64(128) + lanes.astype(np.uint64) % np.uint64(32)
+                * np.uint64(4) + a % np.uint64(4))
