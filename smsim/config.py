@@ -13,6 +13,7 @@ Every value in a preset cites its source in a comment (datasheet, paper, or a me
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass, fields, is_dataclass
 from importlib import resources
@@ -177,18 +178,30 @@ def _read(config) -> tuple:
 
 
 def _merge(data: dict, overrides: dict, source: str) -> dict:
+    """``data`` with each dotted override set; a key is known when the Config tree has that field, so a
+    defaulted key the file leaves out (``seed``) can be overridden too."""
     data = _copy(data)
     for key, value in overrides.items():
-        parts = key.split(".")
-        node = data
-        for p in parts[:-1]:
-            if not isinstance(node.get(p), dict):
+        *path, last = str(key).split(".")
+        node, cls = data, Config
+        for depth, p in enumerate(path):
+            cls = _field_type(cls, p)
+            if not is_dataclass(cls):
                 raise ConfigError(f"{source}: unknown config key {key!r}")
-            node = node[p]
-        if parts[-1] not in node:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"{source}: {'.'.join(path[:depth + 1])} must be a table")
+        if _field_type(cls, last) is None:
             raise ConfigError(f"{source}: unknown config key {key!r}")
-        node[parts[-1]] = value
+        node[last] = value
     return data
+
+
+def _field_type(cls, name: str):
+    """The type of field ``name`` of dataclass ``cls``, or None when there is no such key."""
+    if name == "source" or name not in {f.name for f in fields(cls)}:
+        return None
+    return get_type_hints(cls)[name]
 
 
 def _copy(d):
@@ -240,8 +253,10 @@ def _value(t, v, key: str, source: str):
           float: isinstance(v, (int, float)) and not isinstance(v, bool),
           str: isinstance(v, str)}[t]
     if not ok:
-        raise ConfigError(f"{source}: {key} must be {'a number' if t is float else 'an integer' if t is int else 'a string'},"
-                          f" got {v!r}")
+        kind = {float: "a number", int: "an integer", str: "a string"}[t]
+        raise ConfigError(f"{source}: {key} must be {kind}, got {v!r}")
+    if t is float and not math.isfinite(v):
+        raise ConfigError(f"{source}: {key} must be a finite number, got {v!r}")
     return float(v) if t is float else v
 
 
@@ -274,9 +289,11 @@ def _check(obj, prefix: str, source: str) -> None:
             raise ConfigError(f"{source}: {prefix}max_threads exceeds max_warps x 32")
         if obj.max_warps % obj.subpartitions:
             raise ConfigError(f"{source}: {prefix}max_warps must be a multiple of {prefix}subpartitions")
-        if any(c * 1024 > obj.unified_l1_shared_bytes for c in obj.carveouts_kb) or not obj.carveouts_kb:
-            raise ConfigError(f"{source}: {prefix}carveouts_kb must be non-empty and within "
+        if not obj.carveouts_kb or any(c < 0 or c * 1024 > obj.unified_l1_shared_bytes for c in obj.carveouts_kb):
+            raise ConfigError(f"{source}: {prefix}carveouts_kb must be non-empty, each >= 0 and within "
                               f"unified_l1_shared_bytes")
+        if obj.max_shared_per_block_bytes > obj.shared_bytes:
+            raise ConfigError(f"{source}: {prefix}max_shared_per_block_bytes exceeds {prefix}shared_bytes")
     if isinstance(obj, SharedSpec) and obj.banks * obj.bank_width_bytes % 4:
         raise ConfigError(f"{source}: {prefix}banks x bank_width_bytes must be a multiple of 4")
 
