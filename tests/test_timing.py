@@ -1,0 +1,179 @@
+"""The timing model: outputs, determinism, block dispatch, stall accounting, pipes and memory behaviour."""
+import numpy as np
+import pytest
+
+import smsim
+from smsim import cuda
+from smsim.warp import REASONS
+from workloads import case as cases
+
+
+@cuda.jit
+def copy_stride(out, inp, stride, n):
+    i = cuda.grid(1)
+    if i < n:
+        out[i] = inp[i * stride]
+
+
+@cuda.jit
+def fma_chain(out, a, iters):
+    x = np.float32(0)
+    for _ in range(iters):
+        x = x * a + np.float32(1)
+        x = x * a + np.float32(1)
+        x = x * a + np.float32(1)
+        x = x * a + np.float32(1)
+        x = x * a + np.float32(1)
+        x = x * a + np.float32(1)
+        x = x * a + np.float32(1)
+        x = x * a + np.float32(1)
+    out[cuda.grid(1)] = x
+
+
+@cuda.jit
+def block_sum(out, inp):
+    buf = cuda.shared.array(256, np.float32)
+    t = cuda.threadIdx.x
+    buf[t] = inp[cuda.grid(1)]
+    cuda.syncthreads()
+    s = 128
+    while s > 0:
+        if t < s:
+            buf[t] += buf[t + s]
+        cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = buf[0]
+
+
+def _copy(stride=1, n=8192, **kw):
+    inp = np.arange(n * stride, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    res = smsim.launch(copy_stride, (n // 256,), (256,), (out, inp, stride, n), **kw)
+    return res, out, inp
+
+
+@pytest.mark.parametrize("case", cases.all_cases(), ids=lambda c: c.id)
+def test_every_workload_runs_timed_with_correct_outputs(case):
+    _, res = cases.run_case(case, "test", timing=True, config="h100")
+    assert res.cycles > 0 and res.issued_instructions > 0
+    assert sum(res.stalls.values()) > 0
+
+
+def test_timed_outputs_equal_functional_and_runs_are_deterministic():
+    a, out_a, _ = _copy(stride=3, config="h200")
+    b, out_b, _ = _copy(stride=3, config="h200")
+    _, out_f, _ = _copy(stride=3, timing=False)
+    assert np.array_equal(out_a, out_f) and np.array_equal(out_b, out_f)
+    assert a.metrics == b.metrics and a.stalls == b.stalls and a.cycles == b.cycles
+
+
+def test_every_cycle_of_every_resident_warp_has_one_state():
+    res, _, _ = _copy(stride=8, config="h100", blocks="all")
+    m = res.metrics
+    resident = m["sm__warps_active.avg.pct_of_peak_sustained_active"] / 100 * res.config.sm.max_warps * res.cycles
+    assert set(res.stalls) == set(REASONS)
+    assert sum(res.stalls.values()) == pytest.approx(resident, rel=1e-9)
+    assert res.stalls["selected"] == res.issued_instructions
+    per = res.stalls_per_instruction()
+    assert per["selected"] == pytest.approx(1.0)
+
+
+def test_blocks_modes_time_share_all_or_first_n_and_outputs_stay_complete():
+    n = 132 * 4 * 256
+    for mode, timed in (("share", 4), ("all", 528), (10, 10)):
+        res, out, inp = _copy(n=n, config="h100", blocks=mode)
+        assert res.blocks_timed == timed
+        assert np.array_equal(out, inp[:n])
+        assert res.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == timed * 8
+    res, out, _ = _copy(n=n, config="h100", blocks=10, complete=False)
+    assert np.count_nonzero(out) == 10 * 256 - 1         # only the timed blocks ran (element 0 is 0.0)
+    with pytest.raises(smsim.KernelError, match="blocks"):
+        _copy(config="h100", blocks="some")
+
+
+def test_time_scales_to_the_whole_grid():
+    n = 132 * 4 * 256
+    share, _, _ = _copy(n=n, config="h100", blocks="share")
+    first, _, _ = _copy(n=n, config="h100", blocks=2)
+    m = share.metrics
+    assert m["gpu__time_duration.sum"] == pytest.approx(share.cycles / share.config.gpu.clock_mhz * 1e3)
+    assert first.metrics["gpu__time_duration.sum"] == pytest.approx(first.cycles * 2 / first.config.gpu.clock_mhz
+                                                                    * 1e3)
+
+
+def test_dependent_fma_latency_comes_from_the_pipe_config():
+    out = np.zeros(32, np.float32)
+    cyc = {}
+    for lat in (20, 24):
+        r = [smsim.launch(fma_chain, 1, 32, (out, np.float32(1.0), it), config="h200",
+                          overrides={"pipes.fp32.latency_cycles": lat}).cycles for it in (64, 128)]
+        cyc[lat] = (r[1] - r[0]) / 64 / 8
+    assert cyc[24] - cyc[20] == pytest.approx(4, abs=0.01)        # per dependent FMA (loop overhead hidden)
+
+
+def test_sectors_per_request_and_l1_misses_follow_the_stride():
+    for stride, per_req in ((1, 4), (2, 8), (4, 16), (8, 32), (32, 32)):
+        res, _, _ = _copy(stride=stride, config="h100", blocks="all")
+        m = res.metrics
+        req = m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+        assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == per_req * req
+        assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == 4 * req
+    slow, _, _ = _copy(stride=32, config="h100", blocks="all")
+    fast, _, _ = _copy(stride=1, config="h100", blocks="all")
+    assert slow.cycles > 3 * fast.cycles
+    assert slow.stalls["long_scoreboard"] > fast.stalls["long_scoreboard"]
+
+
+def test_barriers_hold_warps_and_shared_reduction_is_correct():
+    inp = np.random.default_rng(0).random(256 * 8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    res = smsim.launch(block_sum, 8, 256, (out, inp), config="h100", blocks="all")
+    assert np.allclose(out, inp.reshape(8, 256).sum(axis=1), rtol=1e-5)
+    assert res.stalls["barrier"] > 0
+    m = res.metrics
+    assert m["smsp__sass_inst_executed_op_shared_st.sum"] > 0
+    assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] >= m["smsp__sass_inst_executed_op_shared_ld.sum"]
+
+
+@pytest.mark.parametrize("policy", ["lrr", "gto", "two_level"])
+def test_scheduler_policies_time_differently_but_compute_the_same(policy):
+    inp = np.random.default_rng(1).random(256 * 16, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    res = smsim.launch(block_sum, 16, 256, (out, inp), config="h100", blocks="all",
+                       overrides={"scheduler.policy": policy})
+    assert np.allclose(out, inp.reshape(16, 256).sum(axis=1), rtol=1e-5)
+    assert res.cycles > 0
+
+
+def test_policies_differ_on_a_memory_bound_kernel():
+    cycles = {p: _copy(stride=4, config="h100", blocks="all", overrides={"scheduler.policy": p})[0].cycles
+              for p in ("lrr", "gto", "two_level")}
+    assert len(set(cycles.values())) > 1
+
+
+def test_l1_capacity_override_changes_hits():
+    @cuda.jit
+    def twice(out, inp, n):
+        i = cuda.grid(1)
+        if i < n:
+            out[i] = inp[i]
+        cuda.syncthreads()
+        if i < n:
+            out[i] += inp[(i + 4096) % n]
+    n = 32768
+    inp = np.ones(n, np.float32)
+    out = np.zeros(n, np.float32)
+    big = smsim.launch(twice, n // 1024, 1024, (out, inp, n), config="h100", blocks="all")
+    small = smsim.launch(twice, n // 1024, 1024, (out, inp, n), config="h100", blocks="all",
+                         overrides={"l1.size_bytes": 8192})
+    hit = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"
+    assert big.metrics[hit] > small.metrics[hit]
+    assert small.metrics["smsim.l1.size_bytes"] == 8192
+
+
+def test_bad_config_values_are_config_errors():
+    with pytest.raises(smsim.config.ConfigError, match="l1.assoc"):
+        _copy(config="h100", overrides={"l1.assoc": 3})
+    with pytest.raises(smsim.config.ConfigError, match="nosuch"):
+        _copy(config="nosuch")
