@@ -81,6 +81,7 @@ class SharedSpec:
     banks: int
     bank_width_bytes: int
     latency_cycles: int               # load-to-use latency of a one-wavefront access
+    wavefront_latency_cycles: int     # extra load-to-use latency per additional wavefront (a bank conflict)
     wavefronts_per_cycle: int
     mio_queue: int                    # shared/SFU instructions queued per sub-partition before mio_throttle
 

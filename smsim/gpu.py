@@ -37,10 +37,11 @@ def timed_blocks(mode, nblocks: int, num_sms: int) -> list:
     return list(range(min(mode, nblocks)))
 
 
-def simulate(launch, cfg, blocks="share", complete: bool = True) -> dict:
+def simulate(launch, cfg, blocks="share", complete: bool = True, registers: int | None = None) -> dict:
     """Time ``launch`` (an :class:`isa.interp.Launch`) on ``cfg``; the pieces of a timed result."""
     kernel = launch.prog.kernel
-    regs = min(max(kernel.registers_per_thread(), 1), cfg.sm.max_registers_per_thread)
+    regs = registers if registers is not None else kernel.registers_per_thread()
+    regs = min(max(regs, 1), cfg.sm.max_registers_per_thread)
     occ = occupancy(cfg.sm, launch.threads_per_block, regs, launch.shared_total)
     timed = timed_blocks(blocks, launch.nblocks, cfg.gpu.num_sms)
     busy = min(cfg.gpu.num_sms, launch.nblocks)

@@ -104,14 +104,16 @@ _plain_cache: dict = {}
 
 
 def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = True, *, config="h100",
-           overrides: dict | None = None, blocks="share", complete: bool = True, counters: bool = True,
+           overrides: dict | None = None, blocks="share", complete: bool = True, registers: int | None = None,
+           counters: bool = True,
            max_instructions: int = isa.interp.MAX_INSTRUCTIONS) -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads with ``args``; arrays receive the results.
 
     ``timing=True``: time it on ``config`` (a preset name such as ``"h100"``, a TOML path or a
     :class:`smsim.config.Config`; ``overrides`` like ``{"l1.size_bytes": 65536}``). ``blocks="share"``
     times the blocks one SM would run, ``"all"`` the whole grid on one SM, ``N`` the first N; the other
-    blocks run functionally unless ``complete=False``. ``timing=False``: functional only; ``counters`` then
+    blocks run functionally unless ``complete=False``. ``registers``: registers per thread for the occupancy
+    (as ``-maxrregcount`` or ptxas would give), instead of the estimate from the kernel's liveness. ``timing=False``: functional only; ``counters`` then
     also counts global-memory requests and 32-byte sectors per load/store kind.
     """
     args = tuple(args)
@@ -134,7 +136,7 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
         raise KernelError(f"invalid launch: {e}") from None
     run = isa.interp.Launch(compiled, grid, block, flat, shared_bytes, max_instructions=max_instructions,
                             max_shared_bytes=cfg.sm.max_shared_per_block_bytes)
-    out = simulate(run, cfg, blocks, complete)
+    out = simulate(run, cfg, blocks, complete, registers)
     run.finish()
     m = out["metrics"]
     counts = {"requests_ld": m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"],

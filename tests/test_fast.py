@@ -1,6 +1,5 @@
 """smsim.fast: numba hot loops of the memory system against their numpy twins, a pure-Python reference
 cache, and the H200 facts in shared/hardware/README.md ("Facts these numbers show")."""
-import timeit
 
 import numpy as np
 import pytest
@@ -341,19 +340,3 @@ def test_from_h200_spec_sets_by_modulo():
     assert evicted == [0] * l2.assoc + [1]
     present = l2.contains(np.array(lines, np.int64) * spl)
     assert list(present) == [False] + [True] * l2.assoc         # the least recently used line left
-
-
-# ------------------------------------------------------------------------------------------ cost
-def per_call_us(fn, n=2000) -> float:
-    fn()
-    return min(timeit.repeat(fn, number=n, repeat=5)) / n * 1e6
-
-
-def test_calls_are_cheap():
-    addr = warp_addr(LANES * 16)
-    c = SectorCache(262144, 128, 32, 4)
-    secs = sectors(addr, 16)
-    c.fill(secs, 0.0)
-    for fn in (lambda: sectors(addr, 16), lambda: wavefronts(LANES * 16, LANES, 16),
-               lambda: c.lookup(secs, 1.0), lambda: c.fill(secs, 1.0)):
-        assert per_call_us(fn) < 25.0

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 FAMILIES = ("vector", "coalescing", "transpose", "matmul", "reduction", "stencil", "histogram", "softmax",
-            "microbench", "cuda_c")
+            "microbench", "cuda_c", "calib")
 
 
 @dataclass(frozen=True)

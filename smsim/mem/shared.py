@@ -6,9 +6,12 @@ read by many lanes being a broadcast; 64-bit accesses in half-warp phases, 128-b
 atomics also serialize lanes on one address) says how many wavefronts it needs. The instruction waits in
 its sub-partition's MIO queue (at most ``mio_queue`` waiting: a full queue stalls the next shared
 instruction as ``mio_throttle``) for the SM's one shared-memory pipe, which serves
-``wavefronts_per_cycle``; a load's data is ready ``latency_cycles`` after its last wavefront. Counters:
+``wavefronts_per_cycle``; a load's data is ready ``latency_cycles`` after its first wavefront starts,
+plus ``wavefront_latency_cycles`` per further wavefront (a conflicted access is slower for the warp than
+the pipe's throughput alone would say). Counters:
 instructions and wavefronts per op (Nsight's ``smsp__sass_inst_executed_op_shared_*`` and
-``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank conflicts = wavefronts - instructions).
+``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank conflicts = wavefronts beyond one per phase
+that has an active lane, which for 32-bit accesses is wavefronts - instructions, as Nsight counts them).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ class SharedMemory:
         self.queued = [deque() for _ in range(subpartitions)]   # start cycles of waiting instructions
         self.inst = {"ld": 0, "st": 0, "atom": 0}
         self.wavefronts = {"ld": 0, "st": 0, "atom": 0}
+        self.ideal = {"ld": 0, "st": 0, "atom": 0}       # wavefronts with no bank conflict (one per phase)
 
     def full(self, sp: int, t: float) -> bool:
         """Is sub-partition ``sp``'s MIO queue full at ``t``?"""
@@ -47,8 +51,10 @@ class SharedMemory:
             n = banks.wavefronts(offsets, lanes, nbytes, spec.banks, spec.bank_width_bytes)
         self.inst[kind] += 1
         self.wavefronts[kind] += n
+        per_phase = max(1, 32 // max(1, nbytes // spec.bank_width_bytes))
+        self.ideal[kind] += len(set((lanes // per_phase).tolist())) if len(lanes) else 0
         start = t + 1 if t + 1 > self.free else self.free
         self.free = start + n / spec.wavefronts_per_cycle
         if start > t + 1:
             self.queued[sp].append(start)
-        return self.free + spec.latency_cycles - 1, n
+        return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles, n
