@@ -27,7 +27,7 @@ from .program import Addr, Reg
 class OpInfo:
     """What the timing model needs to know about one instruction, computed once per program."""
     __slots__ = ("op", "srcs", "dsts", "unit", "latency", "cost", "space", "nbytes", "mem", "cache_op",
-                 "barrier", "fence", "branch", "exit", "line")
+                 "barrier", "fence", "branch", "line")
 
     def __init__(self, op, prog):
         ins = op.ins
@@ -49,7 +49,6 @@ class OpInfo:
         self.barrier = name in ("bar", "barrier") and not ins.has("warp")
         self.fence = name == "membar"
         self.branch = name == "bra"
-        self.exit = name in ("exit", "ret")
 
 
 def _reg_operands(ops):
@@ -88,24 +87,21 @@ def trace_blocks(launch, first: int, count: int = 1) -> list:
     nwarps = batch.nlanes // 32
     pcs = np.fromiter((p for p, _ in steps), np.int32, len(steps))
     executing = np.stack([w for _, w in steps]) if steps else np.zeros((0, nwarps), bool)
-    accesses: dict = {}
+    per_block = batch.lpb // 32
+    accesses = [{} for _ in range(count)]          # per block: (warp in block, step) -> parts
     for step, space, addr, lanes in acc:
         warp = lanes // 32
         cuts = np.flatnonzero(np.diff(warp)) + 1
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, lanes.size]):
-            key = (int(warp[lo]) , step - 1)
-            accesses.setdefault(key, []).append((space, addr[lo:hi], lanes[lo:hi] % 32))
-    per_block = batch.lpb // 32
+            b, w = divmod(int(warp[lo]), per_block)
+            accesses[b].setdefault((w, step - 1), []).append((space, addr[lo:hi], lanes[lo:hi] % 32))
     blocks = []
     for b in range(count):
-        warps, mine = [], {}
-        for g in range(b * per_block, (b + 1) * per_block):
-            idx = np.flatnonzero(executing[:, g])
+        warps = []
+        for w in range(per_block):
+            idx = np.flatnonzero(executing[:, b * per_block + w])
             if idx.size:
-                warps.append((g - b * per_block, pcs[idx].tolist(), idx.tolist()))
-        for (g, s), parts in accesses.items():
-            if b * per_block <= g < (b + 1) * per_block:
-                mine[(g - b * per_block, s)] = parts
-        blocks.append(BlockTrace(first + b, warps, mine))
+                warps.append((w, pcs[idx].tolist(), idx.tolist()))
+        blocks.append(BlockTrace(first + b, warps, accesses[b]))
     batch.recorder = batch.spaces.tracer = None
     return blocks

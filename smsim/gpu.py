@@ -63,7 +63,7 @@ def simulate(launch, cfg, blocks="share", complete: bool = True, registers: int 
         launch.run_blocks([b for b in range(launch.nblocks) if b not in done])
     per_sm = -(-launch.nblocks // cfg.gpu.num_sms)
     scale = per_sm / len(timed)
-    m = metrics(stats, infos, sm, l1, l2, dram, shared, cfg, occ, scale)
+    m = metrics(stats, infos, l1, l2, dram, shared, cfg, occ, scale)
     m["launch__waves_per_multiprocessor"] = per_sm / occ.blocks_per_sm
     return {"cycles": stats.end, "stalls": stats.stall_totals(), "metrics": m, "occupancy": occ,
             "instructions": per_instruction(stats, infos), "blocks_timed": len(timed), "regs": regs,

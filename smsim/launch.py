@@ -112,9 +112,10 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
     ``timing=True``: time it on ``config`` (a preset name such as ``"h100"``, a TOML path or a
     :class:`smsim.config.Config`; ``overrides`` like ``{"l1.size_bytes": 65536}``). ``blocks="share"``
     times the blocks one SM would run, ``"all"`` the whole grid on one SM, ``N`` the first N; the other
-    blocks run functionally unless ``complete=False``. ``registers``: registers per thread for the occupancy
-    (as ``-maxrregcount`` or ptxas would give), instead of the estimate from the kernel's liveness. ``timing=False``: functional only; ``counters`` then
-    also counts global-memory requests and 32-byte sectors per load/store kind.
+    blocks run functionally unless ``complete=False``. ``registers``: registers per thread for the
+    occupancy (as ``-maxrregcount`` or ptxas would give), instead of the estimate from the kernel's liveness.
+    ``timing=False``: functional only; ``counters`` then also counts global-memory requests and 32-byte
+    sectors per load/store kind.
     """
     args = tuple(args)
     if isinstance(kernel, isa.Kernel):

@@ -91,7 +91,6 @@ class SubPartition:
         self.warps: list = []            # resident warps, oldest first
         self.pipe_free: dict = {}
         self.busy_until = 0.0
-        self.issued = 0
 
     def add(self, warp) -> None:
         self.warps.append(warp)
@@ -99,9 +98,6 @@ class SubPartition:
 
     def remove(self, warp) -> None:
         self.warps.remove(warp)
-
-    def poke(self) -> None:
-        self.sm.clock.poke()
 
     def cycle(self, t: float) -> float:
         """Issue what can issue at ``t`` (instructions of no issue slots do not end the cycle); the next
@@ -115,7 +111,6 @@ class SubPartition:
             self.policy.issued(self.warps, warp)
             slots = self.sm.issue(warp, self, t)
             if slots:
-                self.issued += slots
                 self.busy_until = t + slots
                 return self.busy_until
 

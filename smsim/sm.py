@@ -42,26 +42,27 @@ class Block:
     def __init__(self, sm, index: int, trace, warps: list):
         self.sm, self.index, self.accesses, self.warps = sm, index, trace.accesses, warps
         self.arrived: list = []
+        self.op = None                    # the barrier instruction the arrived warps wait at
         self.running = len(warps)
 
     def arrive(self, warp, op, t: float) -> None:
         warp.at_barrier = True
-        self.arrived.append((warp, op, None))
+        self.arrived.append(warp)
+        self.op = op
         self._maybe_release(t)
 
     def _maybe_release(self, t: float) -> None:
         if not self.arrived or len(self.arrived) < self.running:
             return
         arrived, self.arrived = self.arrived, []
-        op = arrived[-1][1]
         release = t + self.sm.spec.pipes.barrier.latency_cycles
-        for w, _, _ in arrived:
+        for w in arrived:
             w.at_barrier = False
             w.fetch_at, w.fetch_reason = release, BARRIER
-            for r in self.sm.infos[op.index].dsts:
+            for r in self.sm.infos[self.op.index].dsts:
                 w.reg_ready[r], w.reg_reason[r] = release, BARRIER
             w.refresh()
-            self.sm.subs[w.sp].poke()
+            self.sm.clock.poke()
 
     def warp_done(self, t: float) -> None:
         self.running -= 1
@@ -79,16 +80,13 @@ class SM:
         self.shared, self.l1 = shared, l1
         self.pending = deque(blocks)
         self.blocks_per_sm = blocks_per_sm
-        self.prog = launch.prog
         self.infos = op_infos(launch.prog)
         self.nregs = len(launch.prog.reg_dtypes)
         self.warps_per_block = -(-launch.threads_per_block // 32)
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, spec.scheduler) for i in range(spec.sm.subpartitions)]
         self.clock = Clock(env, self.subs)
-        self.age = 0
         self.resident = 0
-        self.warps_done: list = []
         self.local_bytes = max(launch.prog.local_bytes, 4)
         self.traces: dict = {}            # blocks run ahead of their dispatch
 
@@ -106,9 +104,7 @@ class SM:
         block = Block(self, b, trace, warps)
         for k, pcs, steps in trace.warps:
             slot = self.free_slots.pop(0)
-            w = Warp(k, pcs, steps, block, slot, slot % len(self.subs), self.age, self.nregs, t,
-                     self.stats.stalls)
-            self.age += 1
+            w = Warp(k, pcs, steps, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls)
             warps.append(w)
             w.info = self.infos[pcs[0]]
             w.refresh()
@@ -216,8 +212,9 @@ class SM:
         far = []
         for space, a, lanes in parts:
             if space == "shared":
-                shared_ready, n = self.shared.access(sub.index, kind, a, lanes, info.nbytes, t)
+                shared_ready, n, conflicts = self.shared.access(sub.index, kind, a, lanes, info.nbytes, t)
                 self.stats.wavefronts[pc] += n
+                self.stats.conflicts[pc] += conflicts
             elif space in ("global", "local"):
                 far.append(self._cache_address(space, a, lanes, w))
             else:                          # param / const: the constant cache
@@ -254,7 +251,7 @@ class SM:
                 self._retire(w, max(cycle, w.free_at), w.exit_pc)
             return
         w.refresh()
-        self.subs[w.sp].poke()
+        self.clock.poke()
 
     def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp) -> np.ndarray:
         """Where an access sits in the caches: global as it is; local interleaved by lane (word ``k`` of

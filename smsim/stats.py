@@ -22,6 +22,7 @@ class Stats:
         self.inst = np.zeros(n_ops, np.int64)         # warp-level executions
         self.sectors = np.zeros(n_ops, np.int64)      # global/local 32-byte sectors
         self.wavefronts = np.zeros(n_ops, np.int64)   # shared-memory wavefronts
+        self.conflicts = np.zeros(n_ops, np.int64)    # of those, beyond one per phase: bank conflicts
         self.blocks_done = 0
         self.warps = 0
         self.warp_cycles = 0.0                        # resident warp-cycles
@@ -38,15 +39,7 @@ class Stats:
         return {name: float(col[i]) for i, name in enumerate(REASONS)}
 
 
-def _shared_ops(infos) -> dict:
-    kinds = {}
-    for i, info in enumerate(infos):
-        if info.mem and info.space in ("shared", "generic"):
-            kinds[i] = {"ld": "ld", "st": "st"}.get(info.mem, "atom")
-    return kinds
-
-
-def metrics(stats: Stats, infos, sm, l1, l2, dram, shared, cfg, occ, time_scale: float) -> dict:
+def metrics(stats: Stats, infos, l1, l2, dram, shared, cfg, occ, time_scale: float) -> dict:
     """The flat metrics dict (see the module docstring)."""
     cycles = max(stats.end, 1.0)
     clock_hz = cfg.gpu.clock_mhz * 1e6
@@ -79,6 +72,8 @@ def metrics(stats: Stats, infos, sm, l1, l2, dram, shared, cfg, occ, time_scale:
         "lts__t_sectors_srcunit_tex_op_atom.sum": l2.sectors_atomic,
         "dram__bytes_read.sum": dram.bytes_read,
         "dram__bytes_write.sum": dram.bytes_write,
+        "smsim.dram.row_hits": dram.row_hits,
+        "smsim.dram.row_misses": dram.row_misses,
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": shared.wavefronts["ld"],
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": shared.wavefronts["st"],
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": shared.wavefronts["ld"] - shared.ideal["ld"],
@@ -113,14 +108,13 @@ def metrics(stats: Stats, infos, sm, l1, l2, dram, shared, cfg, occ, time_scale:
 def per_instruction(stats: Stats, infos) -> list:
     """One dict per ISA instruction: executions, issue slots, stalls by reason, sectors, wavefronts and
     bank conflicts."""
-    shared = _shared_ops(infos)
     rows = []
     for pc, info in enumerate(infos):
         n = int(stats.inst[pc])
         wf = int(stats.wavefronts[pc])
         rows.append({"pc": pc, "line": info.line, "text": info.op.ins.text(), "executed": n,
                      "issued": n * info.cost, "sectors": int(stats.sectors[pc]), "wavefronts": wf,
-                     "bank_conflicts": max(wf - n, 0) if pc in shared and wf else 0,
+                     "bank_conflicts": int(stats.conflicts[pc]),
                      "stalls": {r: float(stats.stalls[pc, i]) for i, r in enumerate(REASONS) if stats.stalls[pc, i]}})
     return rows
 

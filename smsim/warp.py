@@ -30,21 +30,21 @@ INF = math.inf
 class Warp:
     """Timing state of one resident warp: warp ``index`` of ``block``, replaying its instruction stream
     (``pcs``, with the trace ``steps`` they were executed at; ``k``: the next one)."""
-    __slots__ = ("pcs", "steps", "k", "index", "block", "slot", "sp", "age", "reg_ready", "reg_reason", "fetch_at",
-                 "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info", "op",
-                 "pending", "last_store", "at_barrier", "done", "start", "end", "stalls", "exit_pc", "issued")
+    __slots__ = ("pcs", "steps", "k", "index", "block", "slot", "sp", "reg_ready", "reg_reason", "fetch_at",
+                 "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info",
+                 "pending", "last_store", "at_barrier", "done", "start", "end", "stalls", "exit_pc")
 
-    def __init__(self, index: int, pcs: list, steps: list, block, slot: int, sp: int, age: int, nregs: int,
-                 t: float, stalls: np.ndarray):
+    def __init__(self, index: int, pcs: list, steps: list, block, slot: int, sp: int, nregs: int, t: float,
+                 stalls: np.ndarray):
         self.index, self.pcs, self.steps, self.k = index, pcs, steps, 0
-        self.block, self.slot, self.sp, self.age = block, slot, sp, age
+        self.block, self.slot, self.sp = block, slot, sp
         self.reg_ready = [0.0] * nregs
         self.reg_reason = [WAIT] * nregs
         self.fetch_at, self.fetch_reason = t, R["no_instruction"]
         self.ready_at, self.reason = t, WAIT
         self.free_at = self.start = t
         self.blocked_until, self.blocked_reason = t, NOT_SELECTED
-        self.info = self.op = None
+        self.info = None
         self.pending = 0            # memory instructions in flight
         self.last_store = t         # when its last store is done (drain)
         self.at_barrier = False
@@ -52,7 +52,6 @@ class Warp:
         self.end = t
         self.stalls = stalls        # per-pc stall cycles, shared by all warps: [pc, reason]
         self.exit_pc = 0
-        self.issued = 0
 
     def refresh(self) -> None:
         """Recompute :attr:`ready_at` and :attr:`reason` for the next instruction."""

@@ -124,3 +124,6 @@ def test_sector_and_wavefront_counts_equal_nsight_exactly(case_id):
     for name in _METRICS:
         if name in row:
             assert res.metrics[name] == row[name], name
+    per_instruction = sum(r["bank_conflicts"] for r in res.instructions)
+    assert per_instruction == res.metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] + \
+        res.metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]

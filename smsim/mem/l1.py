@@ -27,7 +27,7 @@ from .queue import BandwidthQueue
 
 class Request:
     """One warp memory instruction on its way through L1."""
-    __slots__ = ("kind", "space", "sectors", "lines", "bypass", "ops", "on_done", "on_queue")
+    __slots__ = ("kind", "space", "sectors", "lines", "bypass", "ops", "on_done")
 
     def __init__(self, kind, space, sectors, lines, bypass, ops, on_done):
         self.kind, self.space, self.sectors, self.lines = kind, space, sectors, lines

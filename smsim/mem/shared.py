@@ -43,7 +43,8 @@ class SharedMemory:
         return q[0] if q else 0.0
 
     def access(self, sp: int, kind: str, offsets, lanes, nbytes: int, t: float) -> tuple:
-        """``(ready cycle, wavefronts)`` of an access of ``kind`` ("ld", "st" or "atom") issued at ``t``."""
+        """``(ready cycle, wavefronts, bank conflicts)`` of an access of ``kind`` ("ld", "st" or "atom")
+        issued at ``t``."""
         spec = self.spec
         if kind == "atom":
             n = banks.atomic_wavefronts(offsets, lanes, nbytes, spec.banks, spec.bank_width_bytes)
@@ -52,9 +53,10 @@ class SharedMemory:
         self.inst[kind] += 1
         self.wavefronts[kind] += n
         per_phase = max(1, 32 // max(1, nbytes // spec.bank_width_bytes))
-        self.ideal[kind] += len(set((lanes // per_phase).tolist())) if len(lanes) else 0
+        ideal = len(set((lanes // per_phase).tolist()))
+        self.ideal[kind] += ideal
         start = t + 1 if t + 1 > self.free else self.free
         self.free = start + n / spec.wavefronts_per_cycle
         if start > t + 1:
             self.queued[sp].append(start)
-        return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles, n
+        return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles, n, n - ideal
