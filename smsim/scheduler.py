@@ -20,6 +20,7 @@ from .warp import INF, LONG
 
 class LooseRoundRobin:
     """Warps in turn, starting after the one that issued last."""
+    parked = ()                # warps the policy keeps from issuing for now (their readiness still wakes it)
 
     def __init__(self, spec):
         self.last = -1
@@ -37,6 +38,7 @@ class LooseRoundRobin:
 
 class GreedyThenOldest:
     """The warp that issued last, as long as it can; then the oldest (Rogers et al., MICRO 2012)."""
+    parked = ()
 
     def __init__(self, spec):
         self.last = None
@@ -59,6 +61,7 @@ class TwoLevel:
     def __init__(self, spec):
         self.size = spec.two_level_active
         self.active: list = []
+        self.parked: list = []
         self.gto = GreedyThenOldest(spec)
 
     def order(self, warps: list, t: float) -> list:
@@ -72,6 +75,7 @@ class TwoLevel:
             if w not in active and not (w.reason == LONG and w.ready_at > t):
                 active.append(w)
         self.active = active
+        self.parked = [w for w in warps if w not in active]
         return self.gto.order(active, t)
 
     def issued(self, warps: list, w) -> None:
@@ -129,22 +133,30 @@ class SubPartition:
                 return w, wake
             if until < wake:
                 wake = until
+        for w in self.policy.parked:
+            if w.ready_at < wake:
+                wake = w.ready_at
         return None, wake
 
 
 class Clock:
     """The SM's issue clock: one SimPy process that runs the sub-partitions' schedulers each cycle in
-    which one of them may issue, and otherwise sleeps until the earliest such cycle or until woken
-    (:meth:`poke`: a memory result, a barrier release, a freed queue entry, a new block)."""
+    which one of them may issue. While nothing else is scheduled before that cycle it steps there itself
+    (no event); otherwise it sleeps until the earliest such cycle or until woken (:meth:`poke`: a warp
+    retired after draining, a new block). A poke while it runs (a barrier released by an issue) makes it
+    look again at the next cycle."""
 
     def __init__(self, env, subs: list):
         self.env, self.subs = env, subs
         self.wake = None          # the event a sleeping clock waits on
+        self.kicked = False
         env.process(self.run())
 
     def poke(self) -> None:
         wake = self.wake
-        if wake is not None and not wake.triggered:
+        if wake is None:
+            self.kicked = True
+        elif not wake.triggered:
             wake.succeed()
 
     def _alarm(self, event) -> None:
@@ -153,22 +165,28 @@ class Clock:
 
     def run(self):
         env, subs = self.env, self.subs
+        t = env.now
         while True:
-            t = env.now
+            self.kicked = False
             nxt = INF
             for sub in subs:
                 n = sub.busy_until if sub.busy_until > t else sub.cycle(t)
                 if n < nxt:
                     nxt = n
-            if nxt <= t + 1:
-                yield env.timeout(1)
+            if nxt <= t + 1 or self.kicked:
+                nxt = t + 1
+            elif nxt < INF:
+                nxt = math.ceil(nxt)
+            if nxt < env.peek():              # nothing else happens before then: step there directly
+                t = nxt
                 continue
             self.wake = env.event()
             if nxt < INF:
-                alarm = env.timeout(math.ceil(nxt) - t)
+                alarm = env.timeout(nxt - env.now)
                 alarm.wake = self.wake
                 alarm.callbacks.append(self._alarm)
             yield self.wake
             self.wake = None
-            if env.now != int(env.now):            # woken between cycles: issue from the next one
-                yield env.timeout(math.ceil(env.now) - env.now)
+            t = math.ceil(env.now)
+            if env.now != t:                  # woken between cycles: issue from the next one
+                yield env.timeout(t - env.now)

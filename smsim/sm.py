@@ -23,9 +23,8 @@ import numpy as np
 from isa.trace import op_infos, trace_blocks
 
 from .fast import coalesce
-from .mem.l1 import Request
 from .scheduler import Clock, SubPartition
-from .warp import BARRIER, BRANCH, INF, LONG, R, SHORT, WAIT, Warp
+from .warp import BARRIER, BRANCH, LONG, R, SHORT, WAIT, Warp
 
 _THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
              "sfu": R["math_pipe_throttle"], "sync": R["mio_throttle"], "branch": R["dispatch_stall"],
@@ -90,9 +89,6 @@ class SM:
         self.local_bytes = max(launch.prog.local_bytes, 4)
         self.traces: dict = {}            # blocks run ahead of their dispatch
 
-    def wake_all(self) -> None:
-        self.clock.poke()
-
     # ------------------------------------------------------------------ blocks
     def start(self) -> None:
         while self.pending and self.resident < self.blocks_per_sm:
@@ -150,9 +146,11 @@ class SM:
             if self.shared.full(sub.index, t):
                 w.block_on(t + 1, _MIO)
                 return self.shared.next_free(sub.index)
-        elif space not in ("param", "const") and self.l1.full():
-            w.block_on(t + 1, _LG)
-            return INF
+        elif space not in ("param", "const"):
+            room = self.l1.space_at(t)
+            if room > t:
+                w.block_on(room, _LG)
+                return room
         return None
 
     def issue(self, w: Warp, sub: SubPartition, t: float) -> int:
@@ -190,11 +188,13 @@ class SM:
 
     def _exit(self, w: Warp, t: float, pc: int) -> None:
         w.free_at = max(w.free_at, t)
-        w.exit_pc = pc
         self.subs[w.sp].remove(w)
-        if w.pending:
-            return                        # retires when its memory operations are done (drain)
-        self._retire(w, t, pc)
+        end = max(t, w.mem_done)
+        if end <= t:
+            self._retire(w, t, pc)
+            return
+        ev = self.env.timeout(end - self.env.now)    # retires when its memory operations are done (drain)
+        ev.callbacks.append(lambda _e: self._retire(w, end, pc))
 
     def _retire(self, w: Warp, t: float, pc: int) -> None:
         w.retire(t, pc)
@@ -229,29 +229,16 @@ class SM:
         sectors = coalesce.sectors(a, info.nbytes)
         nlines = coalesce.lines_of(sectors, self.spec.l1.line_bytes // self.spec.l1.sector_bytes)
         self.stats.sectors[pc] += len(sectors)
-        w.pending += 1
-        if kind != "st":
-            for r in info.dsts:
-                w.reg_ready[r], w.reg_reason[r] = INF, LONG
         bypass = info.cache_op == "cg" or kind == "atom"
-
-        def done(cycle: float, w=w, dsts=info.dsts if kind != "st" else (), floor=shared_ready) -> None:
-            self._returned(w, dsts, max(cycle, floor), kind == "st")
-        self.l1.submit(Request(kind, space, sectors, nlines, bypass, len(a), done))
-
-    def _returned(self, w: Warp, dsts, cycle: float, store: bool) -> None:
-        w.pending -= 1
-        for r in dsts:
-            if w.reg_ready[r] == INF:
-                w.reg_ready[r] = cycle
-        if store and cycle > w.last_store:
-            w.last_store = cycle
-        if w.info is None:
-            if not w.pending and not w.done:
-                self._retire(w, max(cycle, w.free_at), w.exit_pc)
-            return
-        w.refresh()
-        self.clock.poke()
+        done = max(self.l1.access(kind, space, sectors, nlines, bypass, len(a), t), shared_ready)
+        if done > w.mem_done:
+            w.mem_done = done
+        if kind == "st":
+            if done > w.last_store:
+                w.last_store = done
+        else:
+            for r in info.dsts:
+                w.reg_ready[r], w.reg_reason[r] = done, LONG
 
     def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp) -> np.ndarray:
         """Where an access sits in the caches: global as it is; local interleaved by lane (word ``k`` of

@@ -32,7 +32,7 @@ class Warp:
     (``pcs``, with the trace ``steps`` they were executed at; ``k``: the next one)."""
     __slots__ = ("pcs", "steps", "k", "index", "block", "slot", "sp", "reg_ready", "reg_reason", "fetch_at",
                  "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info",
-                 "pending", "last_store", "at_barrier", "done", "start", "end", "stalls", "exit_pc")
+                 "mem_done", "last_store", "at_barrier", "done", "start", "end", "stalls")
 
     def __init__(self, index: int, pcs: list, steps: list, block, slot: int, sp: int, nregs: int, t: float,
                  stalls: np.ndarray):
@@ -45,13 +45,12 @@ class Warp:
         self.free_at = self.start = t
         self.blocked_until, self.blocked_reason = t, NOT_SELECTED
         self.info = None
-        self.pending = 0            # memory instructions in flight
+        self.mem_done = t           # when its global/local memory instructions in flight are done
         self.last_store = t         # when its last store is done (drain)
         self.at_barrier = False
         self.done = False
         self.end = t
         self.stalls = stalls        # per-pc stall cycles, shared by all warps: [pc, reason]
-        self.exit_pc = 0
 
     def refresh(self) -> None:
         """Recompute :attr:`ready_at` and :attr:`reason` for the next instruction."""
@@ -67,8 +66,8 @@ class Warp:
             for r in info.dsts:
                 if rr[r] > t:
                     t, reason = rr[r], why[r]
-            if info.fence and self.pending:
-                t, reason = INF, MEMBAR
+            if info.fence and self.mem_done > t:
+                t, reason = self.mem_done, MEMBAR
         self.ready_at, self.reason = t, reason
 
     def block_on(self, until: float, reason: int) -> None:

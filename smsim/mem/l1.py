@@ -1,127 +1,122 @@
 """L1 data cache and the LSU queue in front of it (global and local memory).
 
 Life of a request: a warp's global/local instruction is coalesced at issue (:func:`smsim.fast.coalesce.
-sectors`: its distinct 32-byte sectors and 128-byte lines) and put into the SM's LSU queue, a SimPy
-``Store`` of ``lsu_queue`` entries (a full queue stalls the next memory instruction as ``lg_throttle``).
-The L1 process takes one request at a time through the tag stage (one cycle per
-``tag_lookups_per_cycle`` lines). Loads look their sectors up in the sectored cache
-(:class:`smsim.fast.cache.SectorCache`, size from the carveout): hits are ready ``hit_latency_cycles``
-later; a sector whose fill is already on its way (allocated by an earlier miss) merges with it; misses
-each need an MSHR (``mshrs`` outstanding sectors; none free: the L1 waits, the queue fills up) and go to
-L2, and the line is allocated with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1.
-Stores write through to L2 without allocating. The data returns over the L1's
-``data_bytes_per_cycle`` path; then the request's callback marks its registers ready and the MSHRs are
-freed. Counters follow Nsight's ``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_*`` and
-``..._ld_lookup_{hit,miss}`` (a merge with a pending fill counts as a miss).
+sectors`: its distinct 32-byte sectors and 128-byte lines) and enters the SM's LSU queue of ``lsu_queue``
+entries (a full queue stalls the next memory instruction as ``lg_throttle``). The tag stage takes one
+request at a time, in order, for one cycle per ``tag_lookups_per_cycle`` lines. Loads look their sectors
+up in the sectored cache (:class:`smsim.fast.cache.SectorCache`, size from the carveout): hits are ready
+``hit_latency_cycles`` later; a sector whose fill is already on its way (allocated by an earlier miss)
+merges with it; misses each need an MSHR (``mshrs`` outstanding sectors; none free: the tag stage waits
+for the earliest fill to return, and the queue behind it fills up) and go to L2, and the line is allocated
+with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. Stores write through to L2
+without allocating. The data returns over the L1's ``data_bytes_per_cycle`` path, at a cycle boundary;
+then the request's registers are ready and its MSHRs are free.
+
+Every stage here is a first-come first-served server whose timing depends only on the requests before
+it (and on L2 and HBM, which are queues of the same kind), so a request's whole journey is computed when
+it is submitted (:meth:`L1.access`, Lindley's recursion as in :mod:`smsim.mem.queue`): the caller gets its
+completion cycle, and no simulation event is spent on it. What is known of the queue at a cycle (how many
+requests wait for the tag stage) is kept as their start cycles. Counters follow Nsight's
+``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_*`` and ``..._ld_lookup_{hit,miss}`` (a merge with a
+pending fill counts as a miss).
 """
 from __future__ import annotations
 
+import heapq
 import math
+from collections import deque
 
 import numpy as np
-import simpy
 
 from ..fast.cache import SectorCache
 from .queue import BandwidthQueue
 
 
-class Request:
-    """One warp memory instruction on its way through L1."""
-    __slots__ = ("kind", "space", "sectors", "lines", "bypass", "ops", "on_done")
-
-    def __init__(self, kind, space, sectors, lines, bypass, ops, on_done):
-        self.kind, self.space, self.sectors, self.lines = kind, space, sectors, lines
-        self.bypass, self.ops, self.on_done = bypass, ops, on_done
-
-
 class L1:
     """The SM's L1 (``spec``: :class:`smsim.config.L1Spec`) in front of ``l2``."""
 
-    def __init__(self, env, spec, size_bytes: int, l2, on_space, seed: int = 0):
-        self.env, self.spec, self.l2, self.on_space = env, spec, l2, on_space
+    def __init__(self, spec, size_bytes: int, l2, seed: int = 0):
+        self.spec, self.l2 = spec, l2
         unit = spec.line_bytes * spec.assoc
         self.size_bytes = max(unit, size_bytes // unit * unit)
         self.cache = SectorCache(self.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc,
                                  spec.replacement, seed)
-        self.queue = simpy.Store(env, capacity=spec.lsu_queue)
         self.data = BandwidthQueue(spec.data_bytes_per_cycle)
+        self.waiting: deque = deque()     # tag-stage start cycles of queued requests (non-decreasing)
+        self.tag_free = 0.0               # cycle the tag stage can take the next request
         self.mshr_used = 0
-        self._mshr_freed = None
+        self.fills: list = []             # heap of (cycle, MSHRs) that fills in flight will free
         self.counts = {k: 0 for k in ("requests_ld", "sectors_ld", "requests_st", "sectors_st", "hit_ld", "miss_ld",
                                       "requests_local", "sectors_local", "requests_atom", "sectors_atom")}
-        env.process(self._run())
 
-    def full(self) -> bool:
-        return len(self.queue.items) >= self.spec.lsu_queue
+    def space_at(self, t: float) -> float:
+        """The cycle from which the LSU queue has room for a request arriving at ``t`` (``t`` if it has)."""
+        q = self.waiting
+        while q and q[0] <= t:
+            q.popleft()
+        n = len(q) - self.spec.lsu_queue
+        return t if n < 0 else q[n]
 
-    def submit(self, req: Request) -> None:
-        """Queue ``req`` (the caller checked :meth:`full`)."""
-        self._count(req)
-        self.queue.put(req)
+    def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: int,
+               t: float) -> float:
+        """Submit a request of ``kind`` ("ld", "st" or "atom") at ``t`` (the caller checked
+        :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store)."""
+        spec = self.spec
+        self._count(kind, space, len(sectors))
+        start = t if t > self.tag_free else self.tag_free
+        if start > t:
+            self.waiting.append(start)
+        tend = start + max(1, -(-lines // spec.tag_lookups_per_cycle))
+        self.tag_free = tend
+        if kind == "st":
+            return math.ceil(self.l2.write(sectors, tend))
+        if kind == "atom":
+            return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, ops))
+        return self._load(space, sectors, bypass, tend)
 
-    def _count(self, req: Request) -> None:
-        c, n = self.counts, len(req.sectors)
-        if req.space == "local":
-            c["requests_local"] += 1
-            c["sectors_local"] += n
-        elif req.kind == "atom":
-            c["requests_atom"] += 1
-            c["sectors_atom"] += n
-        else:
-            c["requests_" + req.kind] += 1
-            c["sectors_" + req.kind] += n
+    def _count(self, kind: str, space: str, n: int) -> None:
+        c = self.counts
+        key = "local" if space == "local" else kind
+        c["requests_" + key] += 1
+        c["sectors_" + key] += n
 
-    def _run(self):
-        env, spec = self.env, self.spec
-        while True:
-            req = yield self.queue.get()
-            self.on_space()
-            yield env.timeout(max(1, -(-req.lines // spec.tag_lookups_per_cycle)))
-            if req.kind == "st":
-                self._finish(req, self.l2.write(req.sectors, env.now), 0)
-            elif req.kind == "atom":
-                self._finish(req, self.l2.atomic(req.sectors, env.now + spec.hit_latency_cycles, req.ops), 0)
-            else:
-                yield from self._load(req)
-
-    def _load(self, req: Request):
-        spec, sectors = self.spec, req.sectors
-        t = self.env.now
-        if req.bypass:
+    def _load(self, space: str, sectors: np.ndarray, bypass: bool, t: float) -> float:
+        spec = self.spec
+        if bypass:
             status = np.full(len(sectors), 2, np.int8)
             ready = np.zeros(len(sectors))
         else:
             status, ready = self.cache.lookup(sectors, t)
         miss = status == 2
         need = int(miss.sum())
-        if req.space != "local":
-            self.counts["hit_ld"] += len(sectors) - need if not req.bypass else 0
-            self.counts["miss_ld"] += need + (0 if req.bypass else int((status == 1).sum()))
-        while need and self.mshr_used + need > spec.mshrs and self.mshr_used:
-            self._mshr_freed = self.env.event()
-            yield self._mshr_freed
-            t = self.env.now
+        if space != "local":
+            self.counts["hit_ld"] += len(sectors) - need if not bypass else 0
+            self.counts["miss_ld"] += need + (0 if bypass else int((status == 1).sum()))
+        if need:
+            t = self._mshrs(need, t)
+            self.tag_free = t             # the tag stage waited for them
         back = t + spec.hit_latency_cycles
         arrive = np.where(status == 0, back, np.maximum(ready, back))
         if need:
-            self.mshr_used += need
             missed = sectors[miss]
             got = self.l2.read(missed, back)
-            if not req.bypass:
+            if not bypass:
                 self.cache.fill(missed, got)
             arrive[miss] = got
         _, done = self.data.transfer(float(arrive.max()), len(sectors) * spec.sector_bytes)
-        self._finish(req, done, need)
-
-    def _finish(self, req: Request, done: float, mshrs: int) -> None:
-        env = self.env
         done = math.ceil(done)            # results reach the scoreboard at a cycle boundary
-        ev = env.timeout(max(0.0, done - env.now))
-        ev.callbacks.append(lambda _e: self._complete(req, done, mshrs))
+        if need:
+            heapq.heappush(self.fills, (done, need))
+        return done
 
-    def _complete(self, req: Request, done: float, mshrs: int) -> None:
-        if mshrs:
-            self.mshr_used -= mshrs
-            if self._mshr_freed is not None and not self._mshr_freed.triggered:
-                self._mshr_freed.succeed()
-        req.on_done(done)
+    def _mshrs(self, need: int, t: float) -> float:
+        """Take ``need`` MSHRs at ``t``, waiting for fills to return while too few are free: the cycle."""
+        fills, limit = self.fills, self.spec.mshrs
+        while fills and fills[0][0] <= t:
+            self.mshr_used -= heapq.heappop(fills)[1]
+        while self.mshr_used and self.mshr_used + need > limit:
+            t_free, n = heapq.heappop(fills)
+            t = max(t, t_free)
+            self.mshr_used -= n
+        self.mshr_used += need
+        return t
