@@ -31,10 +31,11 @@ class Entry:
 
 
 class Batch:
-    """Consecutive blocks ``first .. first+count-1`` executing together."""
+    """Blocks executing together: ``ids``, their linear block indices."""
 
-    def __init__(self, prog, grid3, block3, first, count, shared_total, dynamic, gmem, const, params, budget):
-        self.prog, self.grid3, self.block3, self.first, self.count = prog, grid3, block3, first, count
+    def __init__(self, prog, grid3, block3, ids, shared_total, dynamic, gmem, const, params, budget):
+        self.prog, self.grid3, self.block3, self.ids = prog, grid3, block3, np.asarray(ids, np.int64)
+        self.count = count = len(self.ids)
         self.budget = budget
         tpb = block3[0] * block3[1] * block3[2]
         self.lpb = -(-tpb // 32) * 32
@@ -57,7 +58,7 @@ class Batch:
         bx, by, bz = self.block3
         gx, gy, gz = self.grid3
         tid = np.minimum(lane_in_block, tpb - 1)
-        blk = (self.first + self.block_slot).astype(np.uint32)
+        blk = self.ids[self.block_slot].astype(np.uint32)
         lane = lane_in_block % 32
         n = self.nlanes
         sp = {

@@ -254,9 +254,11 @@ class Launch:
             params[off:off + raw.size] = raw
         return gmem, params
 
-    def batch(self, first: int, count: int = 1) -> Batch:
-        """The state of blocks ``first .. first+count-1``, ready to run."""
-        return Batch(self.prog, self.grid3, self.block3, first, count, self.shared_total, self.dynamic,
+    def batch(self, first, count: int = 1) -> Batch:
+        """The state of blocks ``first .. first+count-1`` (or, ``first`` a sequence, of those block indices),
+        ready to run together."""
+        ids = np.arange(first, first + count) if isinstance(first, (int, np.integer)) else first
+        return Batch(self.prog, self.grid3, self.block3, ids, self.shared_total, self.dynamic,
                      self.gmem, self.const, self.params, self.budget)
 
     def run_blocks(self, blocks) -> dict:

@@ -5,7 +5,8 @@ functional interpreter (:class:`isa.engine.Batch`, all its warps together, exact
 it) with two recorders attached: the engine notes, per step, the instruction and which warps executed it,
 and the memory instructions note the addresses each access touched, by state space and lane. The result,
 per warp, is its instruction stream (pcs, in order) and, per memory instruction in it, the addresses
-its lanes touched (:class:`BlockTrace`). The timing model then decides *when* each instruction issues; the
+its lanes touched (:class:`WarpTrace`, :class:`BlockTrace`: compact arrays, a few bytes per lane access,
+so that a long kernel's trace stays small). The timing model then decides *when* each instruction issues; the
 values were computed when the block ran. So a block's outputs are exactly the functional interpreter's,
 and what a warp does cannot depend on timing: ``%clock`` reads do not give simulated cycles, and a block
 cannot wait on another block that has not run yet (as in the functional interpreter).
@@ -15,12 +16,14 @@ execution unit and latency class, issue slots, memory space and access width.
 """
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from . import ptxtypes
 from .decode import flatten
 from .opcodes import latency_of, unit_of
-from .ops.memory import space_of, vector_width
+from .ops.memory import SPACES, space_of, vector_width
 from .program import Addr, Reg
 
 
@@ -68,40 +71,87 @@ def op_infos(prog) -> list:
     return infos
 
 
+class WarpTrace:
+    """One warp's execution: ``pcs``, the instructions it executed in order; and its memory accesses in
+    the order it made them, one *part* per state space an instruction touched: ``mem_k[j]`` the position
+    in ``pcs`` of the instruction, ``mem_space[j]`` an index into :data:`SPACE_NAMES`, and
+    ``mem_lo[j]:mem_hi[j]`` the part's slice of its block's ``addr`` and ``lanes``."""
+    __slots__ = ("index", "pcs", "mem_k", "mem_space", "mem_lo", "mem_hi")
+
+    def __init__(self, index: int, pcs: list, mem_k, mem_space, mem_lo, mem_hi):
+        self.index, self.pcs = index, pcs
+        self.mem_k, self.mem_space, self.mem_lo, self.mem_hi = mem_k, mem_space, mem_lo, mem_hi
+
+
 class BlockTrace:
-    """One block's execution: per warp (of those with live threads) the pcs it executed and the step of
-    each; ``accesses[(warp, step)]``: the memory parts ``[(space, space addresses, lanes 0..31)]``."""
-    __slots__ = ("index", "warps", "accesses")
+    """One block's execution: its warps (:class:`WarpTrace`, those with live threads) and, for all their
+    memory accesses, the space addresses (``addr``, uint64) and lanes (``lanes``, 0..31, uint8) touched."""
+    __slots__ = ("index", "warps", "addr", "lanes")
 
-    def __init__(self, index: int, warps: list, accesses: dict):
-        self.index, self.warps, self.accesses = index, warps, accesses
+    def __init__(self, index: int, warps: list, addr: np.ndarray, lanes: np.ndarray):
+        self.index, self.warps, self.addr, self.lanes = index, warps, addr, lanes
 
 
-def trace_blocks(launch, first: int, count: int = 1) -> list:
-    """Run blocks ``first .. first+count-1`` of ``launch`` (an :class:`isa.interp.Launch`) functionally
+SPACE_NAMES = SPACES
+_SPACE_CODE = {name: i for i, name in enumerate(SPACE_NAMES)}
+
+
+def _ints(x: np.ndarray, code: str = "q") -> array:
+    """A compact array of Python-int-indexable values (4-8 bytes each rather than a list's 36)."""
+    return array(code, np.ascontiguousarray(x, np.int64 if code == "q" else np.int8).tobytes())
+
+
+def trace_blocks(launch, blocks: list) -> list:
+    """Run ``blocks`` (block indices) of ``launch`` (an :class:`isa.interp.Launch`) functionally, together,
     and return their :class:`BlockTrace` objects."""
-    batch = launch.batch(first, count)
+    count = len(blocks)
+    batch = launch.batch(blocks)
     steps = batch.recorder = []
     acc = batch.spaces.tracer = []
     batch.run()
+    batch.recorder = batch.spaces.tracer = None
     nwarps = batch.nlanes // 32
+    per_block = batch.lpb // 32
     pcs = np.fromiter((p for p, _ in steps), np.int32, len(steps))
     executing = np.stack([w for _, w in steps]) if steps else np.zeros((0, nwarps), bool)
-    per_block = batch.lpb // 32
-    accesses = [{} for _ in range(count)]          # per block: (warp in block, step) -> parts
-    for step, space, addr, lanes in acc:
-        warp = lanes // 32
-        cuts = np.flatnonzero(np.diff(warp)) + 1
-        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, lanes.size]):
-            b, w = divmod(int(warp[lo]), per_block)
-            accesses[b].setdefault((w, step - 1), []).append((space, addr[lo:hi], lanes[lo:hi] % 32))
-    blocks = []
+    # Every recorded access, lane by lane, sorted by warp, then by the order they were made (a record's
+    # lanes ascend and records are in execution order, so a stable sort by warp keeps both); a part is a
+    # run of one record within one warp.
+    sizes = np.fromiter((a.size for _, _, a, _ in acc), np.int64, len(acc))
+    rec_step = np.fromiter((st for st, _, _, _ in acc), np.int64, len(acc)) - 1
+    rec_space = np.fromiter((_SPACE_CODE[sp] for _, sp, _, _ in acc), np.int8, len(acc))
+    n = int(sizes.sum())
+    addr = np.concatenate([a for _, _, a, _ in acc]).astype(np.uint64, copy=False) if n else np.zeros(0, np.uint64)
+    lane = np.concatenate([ln for _, _, _, ln in acc]).astype(np.int32) if n else np.zeros(0, np.int32)
+    acc.clear()
+    rec = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
+    order = np.argsort(lane >> 5, kind="stable")
+    addr, lane, rec = addr[order], lane[order], rec[order]
+    del order
+    warp = lane >> 5
+    cut = np.flatnonzero((warp[1:] != warp[:-1]) | (rec[1:] != rec[:-1])) + 1
+    lo, hi = np.r_[0, cut].astype(np.int64), np.r_[cut, n].astype(np.int64)
+    if not n:
+        lo = hi = np.zeros(0, np.int64)
+    part_warp = warp[lo]
+    part_step = rec_step[rec[lo]]
+    part_space = rec_space[rec[lo]]
+    del rec, warp
+    lanes = (lane % 32).astype(np.uint8)
+    traces = []
     for b in range(count):
+        first_lane = np.searchsorted(lane, b * batch.lpb)       # this block's accesses, as one slice
+        last_lane = np.searchsorted(lane, (b + 1) * batch.lpb)
         warps = []
         for w in range(per_block):
-            idx = np.flatnonzero(executing[:, b * per_block + w])
-            if idx.size:
-                warps.append((w, pcs[idx].tolist(), idx.tolist()))
-        blocks.append(BlockTrace(first + b, warps, accesses[b]))
-    batch.recorder = batch.spaces.tracer = None
-    return blocks
+            gw = b * per_block + w
+            idx = np.flatnonzero(executing[:, gw])
+            if not idx.size:
+                continue
+            p0, p1 = np.searchsorted(part_warp, gw), np.searchsorted(part_warp, gw + 1)
+            warps.append(WarpTrace(w, pcs[idx].tolist(), _ints(np.searchsorted(idx, part_step[p0:p1])),
+                                   _ints(part_space[p0:p1], "b"), _ints(lo[p0:p1] - first_lane),
+                                   _ints(hi[p0:p1] - first_lane)))
+        traces.append(BlockTrace(blocks[b], warps, addr[first_lane:last_lane].copy(),
+                                 lanes[first_lane:last_lane].copy()))
+    return traces

@@ -60,6 +60,7 @@ def simulate(launch, cfg, blocks="share", complete: bool = True, registers: int 
     if stats.blocks_done != len(timed):        # a model bug, never the user's: say so rather than report
         raise RuntimeError(f"smsim timing model stopped with {len(timed) - stats.blocks_done} of {len(timed)} "
                            f"timed blocks unfinished at cycle {env.now:.0f}; please report this kernel")
+    stats.freeze()
     if complete:
         done = set(timed)
         launch.run_blocks([b for b in range(launch.nblocks) if b not in done])

@@ -1,14 +1,16 @@
 """Warp schedulers: one per sub-partition, each issuing at most one warp-instruction per cycle.
 
 Life of a cycle: the SM's clock (:class:`Clock`, one SimPy process) runs each sub-partition, which asks its
-policy for the order in which to consider
-its resident warps (:class:`LooseRoundRobin`, :class:`GreedyThenOldest`, :class:`TwoLevel`, chosen by
-``scheduler.policy``), and issues the first warp whose next instruction is ready (:attr:`Warp.ready_at`)
-and whose pipe or queue has room (the SM says, :meth:`smsim.sm.SM.blocked`; a warp held up there is
-noted as throttled). Issuing takes as many cycles as the instruction's issue slots (0 for ``ld.param``
-and ``cvta``, 2-3 for 64-bit integer arithmetic); then the scheduler looks again. When no scheduler can
-issue, the clock sleeps until the earliest cycle one becomes ready or until something wakes it (a memory result, a
-barrier release, a freed queue entry, a new block): idle cycles cost no events.
+policy for the order in which to consider its resident warps (:class:`LooseRoundRobin`,
+:class:`GreedyThenOldest`, :class:`TwoLevel`, chosen by ``scheduler.policy``), and issues the first warp
+whose next instruction is ready (:attr:`Warp.ready_at`) and whose pipe or queue has room (its
+sub-partition's pipes, or the SM's memory queues, :meth:`smsim.sm.SM.mem_blocked`; a warp held up there
+is noted as throttled). Issuing takes as many cycles as the instruction's issue slots (0 for
+``ld.param`` and ``cvta``, 2-3 for 64-bit integer arithmetic); then the scheduler looks again. A
+scheduler that finds nothing to issue remembers the earliest cycle one of its warps could
+(:attr:`SubPartition.idle_until`: every ready time is known in advance, memory results included) and is
+not asked again before then unless the clock is poked (a barrier release, a new block). The clock steps
+straight to the next cycle any scheduler may issue in: idle cycles cost neither events nor scans.
 """
 from __future__ import annotations
 
@@ -95,6 +97,7 @@ class SubPartition:
         self.warps: list = []            # resident warps, oldest first
         self.pipe_free: dict = {}
         self.busy_until = 0.0
+        self.idle_until = 0.0            # no warp can issue before then, unless the clock is poked
 
     def add(self, warp) -> None:
         self.warps.append(warp)
@@ -108,9 +111,12 @@ class SubPartition:
         cycle at which this scheduler may have something to do."""
         if self.busy_until > t:
             return self.busy_until
+        if self.idle_until > t:
+            return self.idle_until
         while True:
             warp, wake = self.select(t)
             if warp is None:
+                self.idle_until = wake
                 return wake
             self.policy.issued(self.warps, warp)
             slots = self.sm.issue(warp, self, t)
@@ -121,16 +127,24 @@ class SubPartition:
     def select(self, t: float) -> tuple:
         """(the warp to issue at ``t`` or None, the earliest cycle another might become ready)."""
         wake = INF
-        blocked = self.sm.blocked
+        pipe_free, throttle, mem_blocked = self.pipe_free, self.sm.throttle, self.sm.mem_blocked
         for w in self.policy.order(self.warps, t):
             ready = w.ready_at
             if ready > t:
                 if ready < wake:
                     wake = ready
                 continue
-            until = blocked(w, self, t)
-            if until is None:
-                return w, wake
+            info = w.info
+            if info.mem:
+                until = mem_blocked(w, self, t)
+                if until is None:
+                    return w, wake
+            else:
+                until = pipe_free.get(info.unit, 0.0)
+                if until <= t:
+                    return w, wake
+                if until > w.blocked_until:             # ready, but its pipe is busy
+                    w.blocked_until, w.blocked_reason = until, throttle[info.unit]
             if until < wake:
                 wake = until
         for w in self.policy.parked:
@@ -153,6 +167,8 @@ class Clock:
         env.process(self.run())
 
     def poke(self) -> None:
+        for sub in self.subs:               # a warp's state changed outside its scheduler's issue
+            sub.idle_until = 0.0
         wake = self.wake
         if wake is None:
             self.kicked = True
@@ -170,7 +186,7 @@ class Clock:
             self.kicked = False
             nxt = INF
             for sub in subs:
-                n = sub.busy_until if sub.busy_until > t else sub.cycle(t)
+                n = sub.cycle(t)
                 if n < nxt:
                     nxt = n
             if nxt <= t + 1 or self.kicked:

@@ -2,7 +2,8 @@
 
 Life of a block: the block scheduler (:meth:`SM.start`) makes resident as many of the blocks to time as
 the occupancy allows. A block runs on the functional interpreter when it is dispatched
-(:func:`isa.trace.trace_blocks`), which gives each warp its instruction stream and the addresses of its
+(:func:`isa.trace.trace_blocks`, together with the next blocks to dispatch, up to ``TRACE_LANES`` lanes),
+which gives each warp its instruction stream and the addresses of its
 memory accesses; its warps, placed on sub-partition ``warp slot % 4``, then replay those streams against
 the clock. When a block's last warp retires, the next block is dispatched in its place.
 
@@ -17,10 +18,11 @@ until its block's other warps arrive; a fence until its memory operations are do
 from __future__ import annotations
 
 from collections import deque
+from itertools import islice
 
 import numpy as np
 
-from isa.trace import op_infos, trace_blocks
+from isa.trace import SPACE_NAMES, op_infos, trace_blocks
 
 from .fast import coalesce
 from .scheduler import Clock, SubPartition
@@ -39,7 +41,7 @@ class Block:
     """A resident block: its trace (:class:`isa.trace.BlockTrace`), its warps and its barrier."""
 
     def __init__(self, sm, index: int, trace, warps: list):
-        self.sm, self.index, self.accesses, self.warps = sm, index, trace.accesses, warps
+        self.sm, self.index, self.trace, self.warps = sm, index, trace, warps
         self.arrived: list = []
         self.op = None                    # the barrier instruction the arrived warps wait at
         self.running = len(warps)
@@ -88,6 +90,18 @@ class SM:
         self.resident = 0
         self.local_bytes = max(launch.prog.local_bytes, 4)
         self.traces: dict = {}            # blocks run ahead of their dispatch
+        pipes = spec.pipes
+        self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
+        self.execs = [self._exec(i, getattr(pipes, i.unit, None)) for i in self.infos]
+        self.branch_latency = pipes.branch.latency_cycles
+
+    @staticmethod
+    def _exec(info, pipe) -> tuple:
+        """A non-memory instruction's (pipe issue interval per slot, result latency, scoreboard reason)."""
+        reason = _LATENCY_REASON[info.latency]
+        if pipe is None:
+            return 0, 0, reason
+        return pipe.issue_interval_cycles, pipe.latency_cycles, reason
 
     # ------------------------------------------------------------------ blocks
     def start(self) -> None:
@@ -98,11 +112,11 @@ class SM:
         trace = self._trace(b)
         warps = []
         block = Block(self, b, trace, warps)
-        for k, pcs, steps in trace.warps:
+        for wt in trace.warps:
             slot = self.free_slots.pop(0)
-            w = Warp(k, pcs, steps, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls)
+            w = Warp(wt, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls)
             warps.append(w)
-            w.info = self.infos[pcs[0]]
+            w.info = self.infos[wt.pcs[0]]
             w.refresh()
             self.subs[w.sp].add(w)
         block.running = len(warps)
@@ -111,16 +125,12 @@ class SM:
             self.block_retired(block, t)
 
     def _trace(self, b: int):
-        """Block ``b``'s trace; consecutive pending blocks are run together (up to TRACE_LANES lanes)."""
+        """Block ``b``'s trace; the next pending blocks are run with it (up to TRACE_LANES lanes)."""
         trace = self.traces.pop(b, None)
         if trace is not None:
             return trace
-        count, limit = 1, max(1, TRACE_LANES // (32 * self.warps_per_block))
-        for nxt in self.pending:
-            if nxt != b + count or count >= limit:
-                break
-            count += 1
-        traces = trace_blocks(self.launch, b, count)
+        limit = max(1, TRACE_LANES // (32 * self.warps_per_block))
+        traces = trace_blocks(self.launch, [b] + list(islice(self.pending, limit - 1)))
         for tr in traces[1:]:
             self.traces[tr.index] = tr
         return traces[0]
@@ -132,16 +142,9 @@ class SM:
             self._dispatch(self.pending.popleft(), t)
 
     # ------------------------------------------------------------------ issue
-    def blocked(self, w: Warp, sub: SubPartition, t: float):
-        """None if ``w``'s next instruction can issue at ``t``; else until when (INF: until woken)."""
-        info = w.info
-        if not info.mem:
-            free = sub.pipe_free.get(info.unit, 0.0)
-            if free > t:
-                w.block_on(free, _THROTTLE.get(info.unit, _MIO))
-                return free
-            return None
-        space = info.space
+    def mem_blocked(self, w: Warp, sub: SubPartition, t: float):
+        """None if ``w``'s next instruction, a memory one, can issue at ``t``; else until when."""
+        space = w.info.space
         if space == "shared":
             if self.shared.full(sub.index, t):
                 w.block_on(t + 1, _MIO)
@@ -156,35 +159,33 @@ class SM:
     def issue(self, w: Warp, sub: SubPartition, t: float) -> int:
         """Issue ``w``'s next instruction at ``t``; the issue slots it takes."""
         info = w.info
-        op = info.op
         slots = info.cost
-        pc = op.index
+        pc = info.op.index
         w.account(t, slots, pc)
         self.stats.inst[pc] += 1
-        ready = t + max(slots, 1) - 1
         if info.mem:
             self._memory(w, sub, info, t)
         elif info.barrier:
-            w.block.arrive(w, op, t)
+            w.block.arrive(w, info.op, t)
         else:
-            pipe = getattr(self.spec.pipes, info.unit, None)
-            if pipe is not None:
-                sub.pipe_free[info.unit] = t + pipe.issue_interval_cycles * max(slots, 1)
-                ready += pipe.latency_cycles
-            reason = _LATENCY_REASON[info.latency]
+            span = slots if slots > 1 else 1
+            interval, latency, reason = self.execs[pc]
+            if interval:
+                sub.pipe_free[info.unit] = t + interval * span
+            ready = t + span - 1 + latency
+            rr, why = w.reg_ready, w.reg_reason
             for r in info.dsts:
-                w.reg_ready[r], w.reg_reason[r] = ready, reason
+                rr[r], why[r] = ready, reason
             if info.branch:
-                w.fetch_at, w.fetch_reason = t + max(slots, 1) + self.spec.pipes.branch.latency_cycles, BRANCH
-        self._advance(w)
-        if w.info is None:
-            self._exit(w, t + max(slots, 1), pc)
-        return slots
-
-    def _advance(self, w: Warp) -> None:
+                w.fetch_at, w.fetch_reason = t + span + self.branch_latency, BRANCH
         w.k += 1
-        w.info = self.infos[w.pcs[w.k]] if w.k < len(w.pcs) else None
-        w.refresh()
+        if w.k < len(w.pcs):
+            w.info = self.infos[w.pcs[w.k]]
+            w.refresh()
+        else:
+            w.info = None
+            self._exit(w, t + (slots if slots > 1 else 1), pc)
+        return slots
 
     def _exit(self, w: Warp, t: float, pc: int) -> None:
         w.free_at = max(w.free_at, t)
@@ -207,7 +208,7 @@ class SM:
     def _memory(self, w: Warp, sub: SubPartition, info, t: float) -> None:
         kind = {"ld": "ld", "st": "st"}.get(info.mem, "atom")
         pc = info.op.index
-        parts = w.block.accesses.get((w.index, w.steps[w.k]), ())
+        parts = self._parts(w)
         shared_ready = t
         far = []
         for space, a, lanes in parts:
@@ -239,6 +240,19 @@ class SM:
         else:
             for r in info.dsts:
                 w.reg_ready[r], w.reg_reason[r] = done, LONG
+
+    @staticmethod
+    def _parts(w: Warp) -> list:
+        """The memory parts of ``w``'s current instruction: ``[(space, addresses, lanes)]``, one per state
+        space it touched (none if no lane was active)."""
+        tr, blk, c, parts = w.trace, w.block.trace, w.cursor, []
+        mk, n = tr.mem_k, len(tr.mem_k)
+        while c < n and mk[c] == w.k:
+            lo, hi = tr.mem_lo[c], tr.mem_hi[c]
+            parts.append((SPACE_NAMES[tr.mem_space[c]], blk.addr[lo:hi], blk.lanes[lo:hi]))
+            c += 1
+        w.cursor = c
+        return parts
 
     def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp) -> np.ndarray:
         """Where an access sits in the caches: global as it is; local interleaved by lane (word ``k`` of

@@ -18,15 +18,23 @@ class Stats:
     """Per-instruction counters of one timed launch (``n_ops`` instructions)."""
 
     def __init__(self, n_ops: int):
-        self.stalls = np.zeros((n_ops, len(REASONS)))
-        self.inst = np.zeros(n_ops, np.int64)         # warp-level executions
-        self.sectors = np.zeros(n_ops, np.int64)      # global/local 32-byte sectors
-        self.wavefronts = np.zeros(n_ops, np.int64)   # shared-memory wavefronts
-        self.conflicts = np.zeros(n_ops, np.int64)    # of those, beyond one per phase: bank conflicts
+        # Python lists while the simulation counts (an element of one is several times cheaper to bump
+        # than a numpy element); :meth:`freeze` makes them arrays.
+        self.stalls = [[0.0] * len(REASONS) for _ in range(n_ops)]
+        self.inst = [0] * n_ops                       # warp-level executions
+        self.sectors = [0] * n_ops                    # global/local 32-byte sectors
+        self.wavefronts = [0] * n_ops                 # shared-memory wavefronts
+        self.conflicts = [0] * n_ops                  # of those, beyond one per phase: bank conflicts
         self.blocks_done = 0
         self.warps = 0
         self.warp_cycles = 0.0                        # resident warp-cycles
         self.end = 0.0
+
+    def freeze(self) -> None:
+        """The counts as numpy arrays (``stalls``: [instruction, reason]), once the simulation is over."""
+        self.stalls = np.array(self.stalls, dtype=float).reshape(len(self.inst), len(REASONS))
+        self.inst, self.sectors, self.wavefronts, self.conflicts = (
+            np.array(c, dtype=np.int64) for c in (self.inst, self.sectors, self.wavefronts, self.conflicts))
 
     def warp_done(self, w) -> None:
         self.warps += 1

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 REASONS = ("selected", "not_selected", "long_scoreboard", "short_scoreboard", "wait", "barrier", "mio_throttle",
            "lg_throttle", "math_pipe_throttle", "branch_resolving", "no_instruction", "drain", "membar",
@@ -28,15 +27,14 @@ INF = math.inf
 
 
 class Warp:
-    """Timing state of one resident warp: warp ``index`` of ``block``, replaying its instruction stream
-    (``pcs``, with the trace ``steps`` they were executed at; ``k``: the next one)."""
-    __slots__ = ("pcs", "steps", "k", "index", "block", "slot", "sp", "reg_ready", "reg_reason", "fetch_at",
+    """Timing state of one resident warp of ``block``, replaying its trace (:class:`isa.trace.WarpTrace`:
+    its instruction stream ``pcs``, ``k`` the next one; its memory accesses, ``cursor`` the next one)."""
+    __slots__ = ("trace", "pcs", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason", "fetch_at",
                  "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info",
                  "mem_done", "last_store", "at_barrier", "done", "start", "end", "stalls")
 
-    def __init__(self, index: int, pcs: list, steps: list, block, slot: int, sp: int, nregs: int, t: float,
-                 stalls: np.ndarray):
-        self.index, self.pcs, self.steps, self.k = index, pcs, steps, 0
+    def __init__(self, trace, block, slot: int, sp: int, nregs: int, t: float, stalls: list):
+        self.trace, self.index, self.pcs, self.k, self.cursor = trace, trace.index, trace.pcs, 0, 0
         self.block, self.slot, self.sp = block, slot, sp
         self.reg_ready = [0.0] * nregs
         self.reg_reason = [WAIT] * nregs
@@ -79,12 +77,20 @@ class Warp:
         """Attribute the cycles since the previous issue, issuing at ``t`` for ``slots`` cycles."""
         row = self.stalls[pc]
         start = self.free_at
-        dep = min(max(self.ready_at, start), t)
+        dep = self.ready_at                      # min(max(ready_at, start), t)
+        if dep > t:
+            dep = t
         if dep > start:
             row[self.reason] += dep - start
-        blocked = min(max(self.blocked_until, dep), t)
+        else:
+            dep = start
+        blocked = self.blocked_until             # min(max(blocked_until, dep), t)
+        if blocked > t:
+            blocked = t
         if blocked > dep:
             row[self.blocked_reason] += blocked - dep
+        else:
+            blocked = dep
         if t > blocked:
             row[NOT_SELECTED] += t - blocked
         row[SELECTED] += slots

@@ -119,6 +119,49 @@ def _contains(tags, valid, sectors):
     return out
 
 
+@njit(cache=True)
+def tally(status, ready):
+    """Of a lookup's ``(status, ready)``: ``(hits, pending, misses, latest pending arrival)`` (-inf if
+    none is pending)."""
+    hits = pending = 0
+    latest = -np.inf
+    for i in range(status.size):
+        if status[i] == HIT:
+            hits += 1
+        elif status[i] == PENDING:
+            pending += 1
+            if ready[i] > latest:
+                latest = ready[i]
+    return hits, pending, status.size - hits - pending, latest
+
+
+@njit(cache=True)
+def missed(sectors, status):
+    """The sectors a lookup missed (status :data:`MISS`), in order."""
+    out = np.empty(sectors.size, np.int64)
+    n = 0
+    for i in range(sectors.size):
+        if status[i] == MISS:
+            out[n] = sectors[i]
+            n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def arrivals(status, ready, back, miss_at):
+    """Each looked-up sector's arrival: ``back`` for a hit, ``max(ready, back)`` for a pending one,
+    ``miss_at`` for a miss."""
+    out = np.empty(status.size, np.float64)
+    for i in range(status.size):
+        if status[i] == HIT:
+            out[i] = back
+        elif status[i] == PENDING:
+            out[i] = ready[i] if ready[i] > back else back
+        else:
+            out[i] = miss_at
+    return out
+
+
 class SectorCache:
     """A sectored set-associative cache of ``size_bytes`` in ``line_bytes`` lines of ``sector_bytes``
     sectors, ``assoc`` ways per set, evicting by ``replacement`` ("lru", "fifo" or "random")."""

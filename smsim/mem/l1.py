@@ -28,6 +28,7 @@ from collections import deque
 
 import numpy as np
 
+from ..fast import cache
 from ..fast.cache import SectorCache
 from .queue import BandwidthQueue
 
@@ -81,29 +82,30 @@ class L1:
         c["sectors_" + key] += n
 
     def _load(self, space: str, sectors: np.ndarray, bypass: bool, t: float) -> float:
-        spec = self.spec
+        spec, n = self.spec, len(sectors)
         if bypass:
-            status = np.full(len(sectors), 2, np.int8)
-            ready = np.zeros(len(sectors))
+            hits = pending = 0
+            need, latest, miss = n, -np.inf, sectors
         else:
             status, ready = self.cache.lookup(sectors, t)
-        miss = status == 2
-        need = int(miss.sum())
+            hits, pending, need, latest = cache.tally(status, ready)
+            miss = cache.missed(sectors, status) if need else None
         if space != "local":
-            self.counts["hit_ld"] += len(sectors) - need if not bypass else 0
-            self.counts["miss_ld"] += need + (0 if bypass else int((status == 1).sum()))
+            self.counts["hit_ld"] += hits
+            self.counts["miss_ld"] += need + pending
         if need:
             t = self._mshrs(need, t)
             self.tag_free = t             # the tag stage waited for them
         back = t + spec.hit_latency_cycles
-        arrive = np.where(status == 0, back, np.maximum(ready, back))
+        arrive = back if latest < back else latest       # hits: back; pending fills: when they land
         if need:
-            missed = sectors[miss]
-            got = self.l2.read(missed, back)
+            got = self.l2.read(miss, back)
             if not bypass:
-                self.cache.fill(missed, got)
-            arrive[miss] = got
-        _, done = self.data.transfer(float(arrive.max()), len(sectors) * spec.sector_bytes)
+                self.cache.fill(miss, got)
+            last = float(got.max())
+            if last > arrive:
+                arrive = last
+        _, done = self.data.transfer(arrive, n * spec.sector_bytes)
         done = math.ceil(done)            # results reach the scoreboard at a cycle boundary
         if need:
             heapq.heappush(self.fills, (done, need))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..fast import cache
 from ..fast.cache import SectorCache
 from .queue import BandwidthQueue
 
@@ -34,18 +35,16 @@ class L2:
         spec = self.spec
         _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
         status, ready = self.cache.lookup(sectors, done)
+        hits, _, misses, _ = cache.tally(status, ready)
         self.sectors_read += len(sectors)
-        hit = status == 0
-        self.sectors_read_hit += int(hit.sum())
+        self.sectors_read_hit += hits
         back = done + spec.hit_latency_cycles
-        out = np.where(hit, back, np.maximum(ready, back))
-        miss = status == 2
-        if miss.any():
-            missed = sectors[miss]
-            arrive = self.dram.read(missed, back)
-            self.cache.fill(missed, arrive)
-            out[miss] = arrive
-        return out
+        arrive = back
+        if misses:
+            miss = cache.missed(sectors, status)
+            arrive = self.dram.read(miss, back)
+            self.cache.fill(miss, arrive)
+        return cache.arrivals(status, ready, back, arrive)
 
     def write(self, sectors: np.ndarray, t: float) -> float:
         """A store's sectors, arriving at ``t``; the cycle L2 has them."""
