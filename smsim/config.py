@@ -119,6 +119,8 @@ class DramSpec:
     row_bytes: int
     row_open_cycles: int              # a row stays open this long after its last access
     bandwidth_gbps: float             # achievable device bandwidth, GB/s
+    loaded_latency_cycles: int        # extra latency at full utilization of this SM's bandwidth share
+    utilization_window_cycles: int    # time constant of the utilization estimate
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,7 @@ def _value(t, v, key: str, source: str):
 
 
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc"}
-_NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles"}
+_NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

@@ -184,3 +184,24 @@ def test_a_simulation_that_stops_early_is_an_error_not_a_result(monkeypatch):
     monkeypatch.setattr(SubPartition, "select", lambda self, t: (None, float("inf")))   # never issues
     with pytest.raises(RuntimeError, match="timed blocks unfinished"):
         _copy(config="tiny")
+
+
+def test_hbm_latency_grows_with_the_utilization_of_its_share():
+    from smsim.config import load
+    from smsim.mem.dram import Dram
+    spec = load("h200").dram
+    sector = np.array([1 << 20])
+    idle = Dram(spec, bytes_per_cycle=32.0)
+    assert idle.read(sector, 0.0) == pytest.approx(1 + spec.latency_cycles + spec.loaded_latency_cycles / 1000)
+    busy = Dram(spec, bytes_per_cycle=32.0)
+    t = 0.0
+    for k in range(5000):                         # one sector per cycle: the share is fully used
+        busy.read(np.array([k * 64]), t)
+        t += 1.0
+    assert busy.queue.free == t                   # no backlog: the extra latency is not queueing
+    late = busy.read(np.array([1 << 30]), t) - t
+    assert late == pytest.approx(1 + spec.latency_cycles + spec.loaded_latency_cycles, rel=0.01)
+    half = Dram(spec, bytes_per_cycle=64.0)        # half as many bytes as it could move
+    for k in range(5000):
+        half.read(np.array([k * 64]), float(k))
+    assert half.utilization == pytest.approx(0.5, rel=0.01)

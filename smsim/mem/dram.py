@@ -4,10 +4,17 @@ Life of a request: L2 misses arrive at cycle ``t`` as a set of 32-byte sectors. 
 share of the device bandwidth (:class:`~smsim.mem.queue.BandwidthQueue`: ``bandwidth_gbps`` divided among
 the SMs the launch keeps busy, see :mod:`smsim.gpu`); once their turn comes they take the row-miss latency,
 or the shorter row-hit latency when every DRAM row they touch was accessed within ``row_open_cycles``
-(an open page). The data arrives at ``start + latency + transfer time``. Reads and writes are counted in
-bytes (``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them.
+(an open page). As the bandwidth share gets busy, latency grows (HBM's *loaded latency*: bank and
+refresh conflicts, read/write turnarounds): a read takes ``loaded_latency_cycles x u`` more, ``u`` the
+recent utilization of the share (the transfer time it was asked for, decaying with time constant
+``utilization_window_cycles``; at most 1). Without it a deterministic queue serves every byte at the
+unloaded latency until the share saturates, and reaches the plateau with too few bytes in flight. The
+data arrives at ``start + latency + transfer time``. Reads and writes are counted in bytes
+(``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -23,19 +30,30 @@ class Dram:
         self.open_rows: dict = {}        # row -> cycle of its last access
         self.bytes_read = self.bytes_write = 0
         self.row_hits = self.row_misses = 0
+        self.utilization, self.seen = 0.0, 0.0      # recent utilization, as of cycle ``seen``
 
     def read(self, sectors: np.ndarray, t: float) -> float:
         """Cycle at which ``sectors`` (global sector indices) arrive, requested at ``t``."""
         nbytes = len(sectors) * self.sector_bytes
         self.bytes_read += nbytes
         start, done = self.queue.transfer(t, nbytes)
-        return done + self._latency(sectors, start)
+        return done + self._latency(sectors, start) + self.spec.loaded_latency_cycles * self._load(t, nbytes)
 
     def write(self, sectors: np.ndarray, t: float) -> None:
         nbytes = len(sectors) * self.sector_bytes
         self.bytes_write += nbytes
         start, _ = self.queue.transfer(t, nbytes)
         self._latency(sectors, start)
+        self._load(t, nbytes)
+
+    def _load(self, t: float, nbytes: int) -> float:
+        """Add a transfer of ``nbytes`` at ``t`` to the recent utilization; the utilization (0..1)."""
+        window = self.spec.utilization_window_cycles
+        if t > self.seen:
+            self.utilization *= math.exp((self.seen - t) / window)
+            self.seen = t
+        self.utilization += nbytes / self.queue.rate / window
+        return min(self.utilization, 1.0)
 
     def _latency(self, sectors: np.ndarray, start: float) -> float:
         spec = self.spec
