@@ -1,30 +1,185 @@
-"""The ``smsim`` command. Until the timing model lands it offers the ISA tools: ``smsim asm FILE.ptx``
-(parse and print, annotated with source lines) and ``smsim run-ptx``-style checks through the API."""
+"""The ``smsim`` command: a demo, run, sweep, occupancy, asm, compare and list.
+
+Life of a command: :func:`main` parses the arguments (every command has ``--help``), runs the command's
+function, and turns the mistakes a user can make (an unknown workload, a bad ``--set`` key or value, a
+kernel that does not compile, an out-of-bounds access in a kernel, a missing file) into one line on
+standard error naming the problem and where, with exit code 2 and no traceback (``--debug`` shows it).
+``smsim`` with no command runs the demo: the three transposes side by side. Commands that run kernels
+go through :mod:`smsim.runner` (targets, cases, sweeps); reports come from :mod:`smsim.report`, files
+from :mod:`smsim.export` and :mod:`smsim.plots`. Progress bars (``tqdm``) appear only on a terminal and
+not with ``--quiet``; Ctrl-C stops a run with the partial report of what was simulated.
+"""
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+
+from . import runner
+
+DEMO = ("transpose.naive", "transpose.tiled", "transpose.tiled_padded")
+DEMO_SIZE = 2048
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="smsim", description="A cycle-approximate GPU SM simulator. With no command: "
+                                "a demo (naive vs tiled vs padded transpose, side by side).")
+    p.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--config", default="h100", help="config preset or TOML path for the demo (default h100)")
+    p.add_argument("--size", type=int, default=DEMO_SIZE, help=f"the demo's matrix size (default {DEMO_SIZE})")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+
+    def common(q, sweep=False):
+        q.add_argument("target", metavar="WORKLOAD|FILE.py|FILE.ptx",
+                       help="a built-in workload (family or family.case, see `smsim list`), a Python file with "
+                            "CASES, or a PTX file")
+        q.add_argument("--case", help="only this case (by name)")
+        q.add_argument("--kernel", help="only cases whose kernel name contains this")
+        q.add_argument("--size", default="test", help="test (default), full or a number (the case's problem size)")
+        q.add_argument("--config", default="h100", help="config preset (h100, h200, a100, v100, tiny) or TOML path")
+        q.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a config value, e.g. --set l1.size_bytes=65536 (repeatable)")
+        q.add_argument("--blocks", default="share", help="blocks to time: share (default; one SM's share), all or N")
+        q.add_argument("--seed", type=int, default=0, help="seed of the case's inputs")
+        q.add_argument("--grid", type=int, help="PTX files: blocks in the grid (default: enough for --size threads)")
+        q.add_argument("--block", type=int, default=256, help="PTX files: threads per block (default 256)")
+        q.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    run = sub.add_parser("run", help="run one or all cases of a workload and print the report",
+                         description="Run cases timed on one SM and print the report.")
+    common(run)
+    run.add_argument("--json", metavar="PATH", help="write everything in res.to_dict() as JSON")
+    run.add_argument("--csv", metavar="PATH", help="write the metrics as CSV (name, value, unit)")
+    run.add_argument("--plot", metavar="DIR", help="write plots (PNG and SVG) into DIR")
+    run.add_argument("--trace", metavar="PATH", help="write the warp-state timeline as CSV")
+
+    sw = sub.add_parser("sweep", help="run a grid of launches in parallel and plot a curve",
+                        description="Run the cases over every combination of --vary axes, in worker processes.")
+    common(sw, sweep=True)
+    sw.add_argument("--vary", action="append", default=[], metavar="AXIS=VALUES", required=True,
+                    help="warps_per_sm=4..64 (doubling; a..b:step steps), block=64,128,256, registers=32,64, "
+                         "smem=0,16384, config=a100,h100, or any config key (l1.size_bytes=...); repeatable")
+    sw.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    sw.add_argument("--y", default="dram_gbps", help="column to plot (default dram_gbps)")
+    sw.add_argument("--csv", metavar="PATH", help="write the table as CSV")
+    sw.add_argument("--plot", metavar="DIR", help="write the sweep plot (PNG and SVG) into DIR")
+
+    occ = sub.add_parser("occupancy", help="the occupancy calculator",
+                         description="Blocks and warps per SM, occupancy and the limiting resource.")
+    occ.add_argument("--threads", type=int, required=True, help="threads per block")
+    occ.add_argument("--regs", type=int, default=32, help="registers per thread (default 32)")
+    occ.add_argument("--smem", default="0", help="shared memory per block, bytes (48K, 100000 ...; default 0)")
+    occ.add_argument("--config", default="h100", help="config preset or TOML path")
+    occ.add_argument("--plot", metavar="DIR", help="write occupancy vs registers and vs block size plots")
+
+    asm = sub.add_parser("asm", help="the compiled ISA, annotated with source lines",
+                         description="Print a kernel's ISA (PTX subset) with its source lines.")
+    asm.add_argument("file", metavar="FILE.py|FILE.ptx|WORKLOAD")
+    asm.add_argument("--kernel", help="only kernels whose name contains this")
+    asm.add_argument("--case", help="Python files and workloads: the case whose arguments type the kernel")
+
+    cmp_ = sub.add_parser("compare", help="smsim metrics side by side with an Nsight Compute CSV",
+                          description="Match a result JSON (smsim run --json) with an Nsight Compute CSV export "
+                                      "(ncu --csv --page raw, or --metrics) by metric name.")
+    cmp_.add_argument("result", metavar="RESULT.json")
+    cmp_.add_argument("ncu", metavar="NCU.csv")
+    cmp_.add_argument("--kernel", help="the CSV's kernel whose name contains this (default: the only one)")
+    cmp_.add_argument("--id", type=int, help="the CSV's kernel with this ID")
+
+    sub.add_parser("list", help="workloads with their cases, and configs", description="List workloads and configs.")
+    return p
+
+
+# --------------------------------------------------------------------------------------------- commands
+def cmd_demo(args) -> int:
+    from .commands import demo
+    return demo(args)
+
+
+def cmd_run(args) -> int:
+    from .commands import run
+    return run(args)
+
+
+def cmd_sweep(args) -> int:
+    from .commands import sweep
+    return sweep(args)
+
+
+def cmd_occupancy(args) -> int:
+    from .commands import occupancy_cmd
+    return occupancy_cmd(args)
+
+
+def cmd_asm(args) -> int:
+    from .commands import asm
+    return asm(args)
+
+
+def cmd_compare(args) -> int:
+    from .compare import compare, pick_kernel, read_ncu_csv, render, scope_note
+    try:
+        with open(args.result) as f:
+            result = json.load(f)
+    except json.JSONDecodeError as e:
+        raise runner.UsageError(f"{args.result}: not JSON (line {e.lineno}): write it with smsim run --json") from None
+    if "metrics" not in result:
+        raise runner.UsageError(f"{args.result}: no 'metrics' in it: write it with smsim run --json")
+    try:
+        row = pick_kernel(read_ncu_csv(args.ncu), name=args.kernel, index=args.id)
+    except ValueError as e:
+        raise runner.UsageError(str(e)) from None
+    note = scope_note(result)
+    print(render(compare(result, row), f"{result.get('kernel', 'smsim')} vs {row['kernel']} ({args.ncu})",
+                 [note] if note else []))
+    return 0
+
+
+def cmd_list(args) -> int:
+    from .commands import list_all
+    return list_all(args)
+
+
+COMMANDS = {None: cmd_demo, "run": cmd_run, "sweep": cmd_sweep, "occupancy": cmd_occupancy, "asm": cmd_asm,
+            "compare": cmd_compare, "list": cmd_list}
+
+
+def _user_errors() -> tuple:
+    import isa
+    from isa.decode import DecodeError
+    from isa.errors import CompileError
+
+    from .config import ConfigError
+    return runner.UsageError, ConfigError, isa.KernelError, isa.ParseError, CompileError, DecodeError, OSError
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="smsim", description="GPU SM simulator (ISA tools for now)")
-    sub = parser.add_subparsers(dest="cmd")
-    asm = sub.add_parser("asm", help="parse a PTX file and print it back, annotated with source lines")
-    asm.add_argument("file")
-    asm.add_argument("--kernel", help="only the kernel whose name contains this text")
-    args = parser.parse_args(argv)
-    if args.cmd != "asm":
-        parser.print_help()
-        return 0
-    import isa
+    args = _parser().parse_args(argv)
+    args.quiet = args.quiet or not sys.stderr.isatty()
     try:
-        with open(args.file) as f:
-            module = isa.parse(f.read())
-        print(module.find(args.kernel).to_text() if args.kernel else module.to_text())
-    except (OSError, isa.ParseError, KeyError) as e:
-        print(f"smsim: {args.file}: {e}", file=sys.stderr)
+        return COMMANDS[args.cmd](args)
+    except BrokenPipeError:                # the output was cut short (| head): not an error
+        sys.stdout = None
+        return 0
+    except _user_errors() as e:
+        if args.debug:
+            raise
+        print(f"smsim: error: {_message(e)}", file=sys.stderr)
         return 2
-    return 0
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("smsim: interrupted", file=sys.stderr)
+        return 130
+
+
+def _message(e: BaseException) -> str:
+    text = str(e) or type(e).__name__
+    if isinstance(e, OSError) and e.filename:
+        return f"{e.filename}: {e.strerror or text}"
+    return text.strip()
 
 
 if __name__ == "__main__":

@@ -102,6 +102,8 @@ def _summary(res) -> str:
         ("config", _config_name(res.config)),
         ("grid x block", f"{_dims(res.grid)} x {_dims(res.block)} threads"),
         ("blocks timed", f"{res.blocks_timed} of {res.blocks}"),
+        *([("PARTIAL", "stopped by Ctrl-C: the figures cover the cycles simulated until then")]
+          if getattr(res, "partial", False) else []),
         ("cycles", _num(cycles)),
         ("duration", f"{m['gpu__time_duration.sum'] / 1e3:.3f} us (gpu__time_duration)"),
         ("IPC", f"{_ratio(issued, cycles, '.3f')} ({_num(issued)} issue slots / {_num(cycles)} cycles)"),
@@ -126,7 +128,8 @@ def _memory(res) -> str:
         rows.append(["local", _num(req), _num(sec), _ratio(sec, req)])
     if m["l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"]:
         rows.append(["atomic", _num(m["l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"]), "-", "-"])
-    return "\n".join([_heading("Memory"), *_table(rows, {1, 2, 3}), "", *_table(_levels(m), {3, 4, 5, 6})])
+    return "\n".join([_heading("Memory"), *_table(rows, {1, 2, 3}), "", *_table(_levels(m), {3, 4, 5, 6, 7}),
+                      "  (% of peak: of this SM's share of each level's bandwidth)"])
 
 
 def _levels(m: dict) -> list:
@@ -143,11 +146,11 @@ def _levels(m: dict) -> list:
                f"{l2_hit:.1f}%" if m["lts__t_sectors_srcunit_tex_op_read.sum"] else "-"),
         "DRAM": (f"{_num(m['dram__bytes_read.sum'])} B", f"{_num(m['dram__bytes_write.sum'])} B", "-"),
     }
-    rows = [["level", "read", "write", "hit rate", "bytes", "bytes/cycle", "GB/s"]]
+    rows = [["level", "read", "write", "hit rate", "bytes", "bytes/cycle", "GB/s", "% of peak"]]
     for level, (read, write, hit) in cells.items():
         key = f"smsim.{level.lower()}"
         rows.append([level, read, write, hit, _num(m[f"{key}.bytes"]), f"{m[f'{key}.bytes_per_cycle']:.2f}",
-                     f"{m[f'{key}.gbps']:.1f}"])
+                     f"{m[f'{key}.gbps']:.1f}", f"{m[f'{key}.pct_of_peak']:.1f}%"])
     return rows
 
 
@@ -236,7 +239,7 @@ def _hot_lines(res) -> str:
 
 # -------------------------------------------------------------------------------------------- findings
 def findings(res) -> list:
-    """A few plain statements that follow directly from the counts (one string each)."""
+    """A few plain statements that follow directly from the counts (one string each), with what to try."""
     out = _coalescing(res)
     m = res.metrics
     for op, name in (("ld", "loads"), ("st", "stores")):
@@ -244,16 +247,24 @@ def findings(res) -> list:
         if conflicts > 0:
             inst = m[f"smsp__sass_inst_executed_op_shared_{op}.sum"]
             wf = m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"]
-            out.append(f"shared {name}: {wf / inst:.2f}-way bank conflicts on average ({_num(conflicts)} extra "
-                       f"wavefronts){_worst_conflict_line(res, op)}")
-    if res.occupancy.occupancy < 1:
-        out.append(f"theoretical occupancy {100 * res.occupancy.occupancy:.1f}%: {res.occupancy.describe()}")
+            out.append(f"{wf / inst:.1f}-way bank conflicts on shared {name}{_worst_conflict_line(res, op)} "
+                       f"({_num(conflicts)} extra wavefronts): pad the shared array (one extra column) or change "
+                       f"the index so a warp's lanes fall in different banks")
+    occ = res.occupancy
+    if occ.occupancy < 1:
+        out.append(f"occupancy limited by {_LIMITER.get(occ.limiter, occ.limiter)}: {occ.blocks_per_sm} "
+                   f"block{'s' if occ.blocks_per_sm != 1 else ''}/SM, {occ.warps_per_sm} warps "
+                   f"({100 * occ.occupancy:.1f}% theoretical)")
     rows = [row for row in stall_rows(res) if row[0] != "selected"]
     if rows:
         reason, _, per = rows[0]
         out.append(f"largest stall: {reason} ({MEANING.get(reason, reason)}), {per:.2f} warp-cycles per "
                    f"issued instruction")
     return out
+
+
+_LIMITER = {"registers": "registers", "shared": "shared memory", "warps": "warps per SM",
+            "blocks": "blocks per SM"}
 
 
 def _worst_conflict_line(res, op: str) -> str:
@@ -265,7 +276,7 @@ def _worst_conflict_line(res, op: str) -> str:
     if not per_line:
         return ""
     line = max(per_line, key=lambda k: (per_line[k], -(k or 0)))
-    return f", most at line {line}" if line is not None else ""
+    return f" at {_where(res, line)}" if line is not None else ""
 
 
 def _rows_with_ins(res):
@@ -277,20 +288,32 @@ def _rows_with_ins(res):
             yield row, body[pc]
 
 
+def _where(res, line) -> str:
+    """``transpose.py:14`` for a source line of the kernel (``line 14`` when its file is unknown)."""
+    loc = next((i.loc for i in res.kernel.body if i.loc is not None and i.loc.line == line), None)
+    name = getattr(loc, "file", None) if loc is not None else None
+    return f"{os.path.basename(name)}:{line}" if name else f"line {line}"
+
+
 def _coalescing(res) -> list:
     """Global loads/stores moving more sectors per request than a fully coalesced warp needs (one
     32-byte sector per 32 bytes of the warp's 32 accesses)."""
-    out = []
+    per_site: dict = {}             # (kind, line or instruction, bytes) -> [sectors, executions]
     for row, ins in _rows_with_ins(res):
         if ins.opcode not in ("ld", "st") or space_of(ins) != "global":
             continue
         nbytes = ptxtypes.size(ins.type) * vector_width(ins)
-        per = row["sectors"] / row["executed"]
+        where = _where(res, row["line"]) if row["line"] is not None else ins.name
+        acc = per_site.setdefault(("loads" if ins.opcode == "ld" else "stores", where, nbytes), [0, 0])
+        acc[0] += row["sectors"]
+        acc[1] += row["executed"]
+    out = []
+    for (kind, where, nbytes), (sectors, executed) in per_site.items():
+        per = sectors / executed
         if per > nbytes:
-            kind = "load" if ins.opcode == "ld" else "store"
-            where = f"line {row['line']}" if row["line"] is not None else ins.name
-            out.append(f"{where}: global {kind} of {nbytes}-byte values moves {per:.1f} sectors per request; a "
-                       f"coalesced warp needs {nbytes}")
+            out.append(f"{kind} at {where} touch {per:.1f} sectors per request: uncoalesced (a warp's "
+                       f"{nbytes}-byte accesses need {nbytes} sectors when consecutive lanes access consecutive "
+                       f"addresses)")
     return out
 
 

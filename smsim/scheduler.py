@@ -164,6 +164,7 @@ class Clock:
         self.env, self.subs = env, subs
         self.wake = None          # the event a sleeping clock waits on
         self.kicked = False
+        self.t = 0                # the cycle it is at (SimPy's clock lags it while it steps on its own)
         env.process(self.run())
 
     def poke(self) -> None:
@@ -183,6 +184,7 @@ class Clock:
         env, subs = self.env, self.subs
         t = env.now
         while True:
+            self.t = t
             self.kicked = False
             nxt = INF
             for sub in subs:

@@ -62,8 +62,13 @@ def metrics(stats: Stats, infos, l1, l2, dram, shared, cfg, occ, time_scale: flo
         "sm__inst_executed.avg.per_cycle_elapsed": issued / cycles,
         "sm__warps_active.avg.pct_of_peak_sustained_active": 100.0 * stats.warp_cycles / cycles / cfg.sm.max_warps,
         "sm__maximum_warps_per_active_cycle_pct": 100.0 * occ.occupancy,
-        "launch__occupancy_limit": occ.limiter,
-        "launch__occupancy_per_block_size": occ.blocks_per_sm,
+        "smsim.occupancy.limiter": occ.limiter,
+        "smsim.occupancy.blocks_per_sm": occ.blocks_per_sm,
+        "launch__occupancy_limit_registers": occ.limits["registers"],
+        "launch__occupancy_limit_shared_mem": occ.limits["shared"],
+        "launch__occupancy_limit_warps": occ.limits["warps"],
+        "launch__occupancy_limit_blocks": occ.limits["blocks"],
+        "launch__registers_per_thread": occ.registers_per_thread,
         "launch__waves_per_multiprocessor": 0.0,
         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": c["requests_ld"],
         "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": c["requests_st"],
@@ -105,7 +110,11 @@ def metrics(stats: Stats, infos, l1, l2, dram, shared, cfg, occ, time_scale: flo
         "dram": dram.bytes_read + dram.bytes_write,
         "shared": (sum(shared.wavefronts.values())) * cfg.shared.banks * cfg.shared.bank_width_bytes,
     }
+    peaks = {"l1": cfg.l1.data_bytes_per_cycle, "l2": l2.port.rate, "dram": dram.queue.rate,
+             "shared": cfg.shared.wavefronts_per_cycle * cfg.shared.banks * cfg.shared.bank_width_bytes}
     for level, nbytes in levels.items():
+        m[f"smsim.{level}.peak_bytes_per_cycle"] = float(peaks[level])      # this SM's share of the level
+        m[f"smsim.{level}.pct_of_peak"] = 100.0 * nbytes / cycles / peaks[level]
         m[f"smsim.{level}.bytes"] = int(nbytes)
         m[f"smsim.{level}.bytes_per_cycle"] = nbytes / cycles
         m[f"smsim.{level}.gbps"] = nbytes / cycles * clock_hz / 1e9

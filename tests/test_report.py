@@ -147,7 +147,10 @@ def test_sectors_per_request(stride, per_request, coalesced, strided):
     assert l1[1] == f"{ld_sec} sectors" and l1[4] == str(m["smsim.l1.bytes"])
     dram = _row(memory, "DRAM")
     assert dram[1] == f"{m['dram__bytes_read.sum']} B" and dram[2] == f"{m['dram__bytes_write.sum']} B"
-    assert dram[-2] == f"{m['smsim.dram.bytes_per_cycle']:.2f}"
+    assert dram[-3] == f"{m['smsim.dram.bytes_per_cycle']:.2f}"
+    assert dram[-1] == f"{m['smsim.dram.pct_of_peak']:.1f}%"
+    assert m["smsim.dram.pct_of_peak"] == pytest.approx(
+        100 * m["smsim.dram.bytes_per_cycle"] / m["smsim.dram.peak_bytes_per_cycle"])
 
 
 def test_stalls_largest_first(strided):
@@ -194,8 +197,8 @@ def test_hot_lines_ranked_by_stalls_plus_issue(strided):
 
 def test_findings(coalesced, strided):
     line = _line_of(copy_stride, "inp[i * stride]")
-    uncoalesced = f"line {line}: global load of 4-byte values moves 32.0 sectors per request"
-    assert uncoalesced in strided.report()
+    uncoalesced = f"loads at test_report.py:{line} touch 32.0 sectors per request: uncoalesced"
+    assert uncoalesced in " ".join(" ".join(_section(strided.report(), "Findings")).split())
     assert "sectors per request" not in coalesced.report()
     largest = max((r for r in strided.stalls if r != "selected"), key=strided.stalls.get)
     assert f"largest stall: {largest} " in " ".join(_section(strided.report(), "Findings"))
@@ -213,12 +216,14 @@ def test_shared_bank_conflicts(stride, ways):
         assert _row(shared, name) == [name, str(inst), str(wf), str(wf - inst), f"{ways:.2f}"]
     text = res.report()
     if ways == 1:
-        assert "bank conflicts on average" not in text
+        assert "bank conflicts on shared" not in text
     else:
         load_line = _line_of(shared_stride, "out[t] = buf[")
         store_line = _line_of(shared_stride, "] = t\n")
-        assert f"shared loads: {ways:.2f}-way bank conflicts on average" in text
-        assert f"most at line {load_line}" in text and f"most at line {store_line}" in text
+        text = " ".join(text.split())
+        assert f"{ways:.1f}-way bank conflicts on shared loads at test_report.py:{load_line}" in text
+        assert f"{ways:.1f}-way bank conflicts on shared stores at test_report.py:{store_line}" in text
+        assert "pad the shared array" in text
 
 
 def test_no_shared_memory_section(coalesced):
