@@ -9,7 +9,9 @@ bandwidth (at most its own port's ``sm_port_bytes_per_cycle``) and of the HBM ba
 kernel thus has the whole L2 and all of HBM's bandwidth behind one L2 port; a full grid shares them
 evenly (data that several SMs read is not shared between their slices: each SM pays its own misses).
 Then the SimPy environment runs until the last timed warp retires; the blocks not timed run on the
-functional interpreter afterwards (unless ``complete=False``), so the outputs are complete.
+functional interpreter afterwards (unless ``complete=False``), so the outputs are complete. With
+``timeline=True`` a :class:`smsim.warp.Timeline` is passed to the SM (its warps record their state
+intervals) and the L1 data return, L2 port and DRAM queues log their transfers into it.
 """
 from __future__ import annotations
 
@@ -20,10 +22,12 @@ from isa.trace import op_infos
 from .mem.dram import Dram
 from .mem.l1 import L1
 from .mem.l2 import L2
+from .mem.queue import LoggedQueue
 from .mem.shared import SharedMemory
 from .occupancy import l1_bytes, occupancy
 from .sm import SM
 from .stats import Stats, metrics, per_instruction
+from .warp import Timeline
 
 
 def timed_blocks(mode, nblocks: int, num_sms: int) -> list:
@@ -37,8 +41,17 @@ def timed_blocks(mode, nblocks: int, num_sms: int) -> list:
     return list(range(min(mode, nblocks)))
 
 
-def simulate(launch, cfg, blocks="share", complete: bool = True, registers: int | None = None) -> dict:
-    """Time ``launch`` (an :class:`isa.interp.Launch`) on ``cfg``; the pieces of a timed result."""
+def record(rec: Timeline, l1, l2, dram) -> None:
+    """Log the memory levels' transfers into ``rec`` (their queues are fresh: nothing has moved yet)."""
+    l1.data = LoggedQueue(l1.data.rate, rec.log("l1"))
+    l2.port = LoggedQueue(l2.port.rate, rec.log("l2"))
+    dram.queue = LoggedQueue(dram.queue.rate, rec.log("dram"))
+
+
+def simulate(launch, cfg, blocks="share", complete: bool = True, registers: int | None = None,
+             timeline: bool = False) -> dict:
+    """Time ``launch`` (an :class:`isa.interp.Launch`) on ``cfg``; the pieces of a timed result
+    (``"timeline"``: :meth:`smsim.warp.Timeline.arrays` if ``timeline``, else None)."""
     kernel = launch.prog.kernel
     regs = registers if registers is not None else kernel.registers_per_thread()
     regs = min(max(regs, 1), cfg.sm.max_registers_per_thread)
@@ -54,7 +67,10 @@ def simulate(launch, cfg, blocks="share", complete: bool = True, registers: int 
     infos = op_infos(launch.prog)
     stats = Stats(len(infos))
     l1 = L1(cfg.l1, l1_bytes(cfg, occ), l2, cfg.seed)
-    sm = SM(env, cfg, launch, timed, occ.blocks_per_sm, shared, l1, stats)
+    rec = Timeline() if timeline else None
+    if rec is not None:
+        record(rec, l1, l2, dram)
+    sm = SM(env, cfg, launch, timed, occ.blocks_per_sm, shared, l1, stats, rec)
     sm.start()
     env.run()
     if stats.blocks_done != len(timed):        # a model bug, never the user's: say so rather than report
@@ -70,4 +86,5 @@ def simulate(launch, cfg, blocks="share", complete: bool = True, registers: int 
     m["launch__waves_per_multiprocessor"] = per_sm / occ.blocks_per_sm
     return {"cycles": stats.end, "stalls": stats.stall_totals(), "metrics": m, "occupancy": occ,
             "instructions": per_instruction(stats, infos), "blocks_timed": len(timed), "regs": regs,
-            "issued": m["smsp__inst_executed.sum"], "warp_instructions": int(stats.inst.sum())}
+            "issued": m["smsp__inst_executed.sum"], "warp_instructions": int(stats.inst.sum()),
+            "timeline": rec.arrays() if rec is not None else None}

@@ -7,7 +7,8 @@ the compiled kernel's parameters (an array becomes its data pointer plus the sha
 reads) and runs the grid. ``timing=True`` (the default) times it on the SM model of a config
 (:func:`smsim.gpu.simulate`), executing every instruction as it issues; ``timing=False`` runs it on the
 functional interpreter (:func:`isa.run`) only. The results are written back into the numpy arrays either
-way, and they are the same.
+way, and they are the same. ``timeline=True`` also records each warp's state over time and each memory
+transfer (``res.timeline``); ``res.plot_*()`` draw the result (:mod:`smsim.plots`).
 """
 from __future__ import annotations
 
@@ -40,6 +41,9 @@ class LaunchResult:
     occupancy: object = None
     instructions: list = field(default_factory=list, repr=False)
     blocks_timed: int = 0
+    #: ``launch(..., timeline=True)`` only: ``{"warps": {"slot", "block", "warp", "start", "end", "state"}
+    #: arrays (state: index into :data:`smsim.warp.REASONS`), "transfers": {"l1"|"l2"|"dram": {"t", "bytes"}}}``
+    timeline: dict | None = field(default=None, repr=False)
 
     @property
     def registers_per_thread(self) -> int:
@@ -65,6 +69,26 @@ class LaunchResult:
         """The result for a person: summary, memory, shared memory, stalls, hottest lines."""
         from .report import render
         return render(self)
+
+    def plot_stalls(self):
+        """Figure: warp-cycles per issued instruction by reason (:func:`smsim.plots.stall_breakdown`)."""
+        from . import plots
+        return plots.stall_breakdown(self)
+
+    def plot_timeline(self, max_warps: int = 64):
+        """Figure: each warp's state over cycles (:func:`smsim.plots.warp_timeline`; needs ``timeline=True``)."""
+        from . import plots
+        return plots.warp_timeline(self, max_warps)
+
+    def plot_bandwidth(self, bins: int = 100):
+        """Figure: bytes per cycle of L1, L2 and DRAM over time (:func:`smsim.plots.bandwidth_over_time`)."""
+        from . import plots
+        return plots.bandwidth_over_time(self, bins)
+
+    def plot_lines(self):
+        """Figure: sectors and bank conflicts per source line (:func:`smsim.plots.lines`)."""
+        from . import plots
+        return plots.lines(self)
 
     def to_dict(self) -> dict:
         from .report import to_dict
@@ -105,7 +129,7 @@ _plain_cache: dict = {}
 
 def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = True, *, config="h100",
            overrides: dict | None = None, blocks="share", complete: bool = True, registers: int | None = None,
-           counters: bool = True,
+           counters: bool = True, timeline: bool = False,
            max_instructions: int = isa.interp.MAX_INSTRUCTIONS) -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads with ``args``; arrays receive the results.
 
@@ -115,7 +139,8 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
     blocks run functionally unless ``complete=False``. ``registers``: registers per thread for the
     occupancy (as ``-maxrregcount`` or ptxas would give), instead of the estimate from the kernel's liveness.
     ``timing=False``: functional only; ``counters`` then also counts global-memory requests and 32-byte
-    sectors per load/store kind.
+    sectors per load/store kind. ``timeline=True`` (timed only) records ``res.timeline`` for
+    :meth:`LaunchResult.plot_timeline` and :meth:`LaunchResult.plot_bandwidth`.
     """
     args = tuple(args)
     if isinstance(kernel, isa.Kernel):
@@ -137,7 +162,7 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
         raise KernelError(f"invalid launch: {e}") from None
     run = isa.interp.Launch(compiled, grid, block, flat, shared_bytes, max_instructions=max_instructions,
                             max_shared_bytes=cfg.sm.max_shared_per_block_bytes)
-    out = simulate(run, cfg, blocks, complete, registers)
+    out = simulate(run, cfg, blocks, complete, registers, timeline)
     run.finish()
     m = out["metrics"]
     counts = {"requests_ld": m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"],
@@ -146,7 +171,7 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
               "sectors_st": m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]}
     return LaunchResult(compiled, run.grid3, run.block3, out["warp_instructions"], run.nblocks, out["issued"],
                         counts, cfg, out["cycles"], out["stalls"], m, out["occupancy"], out["instructions"],
-                        out["blocks_timed"])
+                        out["blocks_timed"], out["timeline"])
 
 
 def _dims(d) -> tuple:

@@ -14,6 +14,7 @@ fixed-latency result is ready ``latency_cycles`` after the last issue slot and t
 global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, their destination
 registers pending until the data returns; a branch holds the warp ``branch`` cycles; a barrier holds it
 until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it.
+Given a ``recorder`` (:class:`smsim.warp.Timeline`), the SM makes :class:`~smsim.warp.RecordingWarp` warps.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from isa.trace import SPACE_NAMES, op_infos, trace_blocks
 
 from .fast import coalesce
 from .scheduler import Clock, SubPartition
-from .warp import BARRIER, BRANCH, LONG, R, SHORT, WAIT, Warp
+from .warp import BARRIER, BRANCH, LONG, R, SHORT, WAIT, RecordingWarp, Warp
 
 _THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
              "sfu": R["math_pipe_throttle"], "sync": R["mio_throttle"], "branch": R["dispatch_stall"],
@@ -76,8 +77,9 @@ class Block:
 class SM:
     """One SM: sub-partitions, resident blocks, and the memory units ``shared`` and ``l1``."""
 
-    def __init__(self, env, spec, launch, blocks: list, blocks_per_sm: int, shared, l1, stats):
+    def __init__(self, env, spec, launch, blocks: list, blocks_per_sm: int, shared, l1, stats, recorder=None):
         self.env, self.spec, self.launch, self.stats = env, spec, launch, stats
+        self.recorder = recorder
         self.shared, self.l1 = shared, l1
         self.pending = deque(blocks)
         self.blocks_per_sm = blocks_per_sm
@@ -114,7 +116,8 @@ class SM:
         block = Block(self, b, trace, warps)
         for wt in trace.warps:
             slot = self.free_slots.pop(0)
-            w = Warp(wt, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls)
+            args = (wt, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls)
+            w = Warp(*args) if self.recorder is None else RecordingWarp(self.recorder, *args)
             warps.append(w)
             w.info = self.infos[wt.pcs[0]]
             w.refresh()

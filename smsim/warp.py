@@ -11,10 +11,17 @@ the cycles since its previous issue are split: up to ``ready_at`` that reason; t
 queue it needed was busy, the throttle reason the scheduler noted (``math_pipe_throttle``,
 ``mio_throttle``, ``lg_throttle``); the rest ``not_selected``; and ``selected`` for its issue slots.
 After ``exit`` a warp with stores in flight stays resident as ``drain``.
+
+Recording (``smsim.launch(..., timeline=True)``): the SM then makes :class:`RecordingWarp` warps, which
+split their cycles exactly as :class:`Warp` does and also hand each piece, as an interval of cycles in one
+state, to a :class:`Timeline`; the memory queues hand it their transfers (:class:`smsim.mem.queue.
+LoggedQueue`). Plain warps and queues carry no recording code, so a launch without a timeline pays nothing.
 """
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 
 REASONS = ("selected", "not_selected", "long_scoreboard", "short_scoreboard", "wait", "barrier", "mio_throttle",
@@ -104,3 +111,71 @@ class Warp:
         if end > self.free_at:
             self.stalls[pc][DRAIN] += end - self.free_at
         self.end = end
+
+
+class RecordingWarp(Warp):
+    """A :class:`Warp` that also records each state interval it attributes into ``rec`` (a :class:`Timeline`)."""
+    __slots__ = ("rec", "last")
+
+    def __init__(self, rec, *args):
+        super().__init__(*args)
+        self.rec, self.last = rec, -1       # ``last``: index of its latest interval in ``rec``
+
+    def account(self, t: float, slots: int, pc: int) -> None:
+        start, rec = self.free_at, self.rec
+        dep = self.ready_at if self.ready_at < t else t          # the same split as Warp.account
+        if dep < start:
+            dep = start
+        blocked = self.blocked_until if self.blocked_until < t else t
+        if blocked < dep:
+            blocked = dep
+        rec.interval(self, start, dep, self.reason)
+        rec.interval(self, dep, blocked, self.blocked_reason)
+        rec.interval(self, blocked, t, NOT_SELECTED)
+        rec.interval(self, t, t + slots, SELECTED)
+        super().account(t, slots, pc)
+
+    def retire(self, t: float, pc: int) -> None:
+        free = self.free_at
+        super().retire(t, pc)
+        self.rec.interval(self, free, self.end, DRAIN)
+
+
+class Timeline:
+    """What a recorded launch did over time: each warp's state intervals (consecutive intervals of one
+    state merged) and each memory level's transfers (``logs``: level -> list of ``(cycle, bytes)``)."""
+
+    COLUMNS = ("slot", "block", "warp", "start", "end", "state")
+
+    def __init__(self):
+        self.rows = {c: [] for c in self.COLUMNS}
+        self.logs: dict = {}
+
+    def interval(self, w: RecordingWarp, a: float, b: float, state: int) -> None:
+        """Warp ``w`` spent cycles ``[a, b)`` in ``state`` (nothing if empty)."""
+        if b <= a:
+            return
+        rows, i = self.rows, w.last
+        if i >= 0 and rows["state"][i] == state and rows["end"][i] == a:
+            rows["end"][i] = b
+            return
+        for key, v in zip(self.COLUMNS, (w.slot, w.block.index, w.index, a, b, state)):
+            rows[key].append(v)
+        w.last = len(rows["state"]) - 1
+
+    def log(self, level: str) -> list:
+        """The transfer log of ``level`` (a new, empty one the first time)."""
+        return self.logs.setdefault(level, [])
+
+    def arrays(self) -> dict:
+        """``{"warps": {column: array}, "transfers": {level: {"t", "bytes"}}}``, intervals sorted by warp
+        block, warp and start."""
+        r = self.rows
+        warps = {k: np.array(r[k], dtype=float if k in ("start", "end") else np.int64) for k in self.COLUMNS}
+        order = np.lexsort((warps["start"], warps["warp"], warps["block"]))
+        warps = {k: v[order] for k, v in warps.items()}
+        transfers = {}
+        for level, log in self.logs.items():
+            a = np.array(log, dtype=float).reshape(-1, 2)
+            transfers[level] = {"t": a[:, 0], "bytes": a[:, 1].astype(np.int64)}
+        return {"warps": warps, "transfers": transfers}

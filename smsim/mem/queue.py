@@ -5,7 +5,8 @@ Life of a transfer: it arrives at cycle ``t`` with ``nbytes``; it starts when th
 exact discrete-event result for a FIFO queue with deterministic service (Lindley's recursion), computed
 when the transfer is enqueued rather than with one simulation event per byte or per sector: the memory
 levels below L1 use it, so a streaming kernel's millions of sectors cost no events of their own. The
-server keeps the bytes it moved and the cycles it was busy, for bandwidth metrics.
+server keeps the bytes it moved and the cycles it was busy, for bandwidth metrics. A launch recorded with
+``timeline=True`` uses :class:`LoggedQueue`, which also logs each transfer's start cycle and bytes.
 """
 from __future__ import annotations
 
@@ -33,3 +34,16 @@ class BandwidthQueue:
     def backlog(self, t: float) -> float:
         """Cycles of queued work ahead of a transfer arriving at ``t``."""
         return self.free - t if self.free > t else 0.0
+
+
+class LoggedQueue(BandwidthQueue):
+    """A :class:`BandwidthQueue` that appends ``(start cycle, bytes)`` of each transfer to ``log``."""
+
+    def __init__(self, bytes_per_cycle: float, log: list):
+        super().__init__(bytes_per_cycle)
+        self.log = log
+
+    def transfer(self, t: float, nbytes: int) -> tuple:
+        start, done = super().transfer(t, nbytes)
+        self.log.append((start, nbytes))
+        return start, done
