@@ -11,7 +11,9 @@ evenly (data that several SMs read is not shared between their slices: each SM p
 Then the SimPy environment runs until the last timed warp retires; the blocks not timed run on the
 functional interpreter afterwards (unless ``complete=False``), so the outputs are complete. With
 ``timeline=True`` a :class:`smsim.warp.Timeline` is passed to the SM (its warps record their state
-intervals) and the L1 data return, L2 port and DRAM queues log their transfers into it.
+intervals) and the L1 data return, L2 port and DRAM queues log their transfers into it. ``progress``
+is called every few thousand cycles with the blocks retired; Ctrl-C (KeyboardInterrupt) during the
+simulation ends it there, and the result, marked ``partial``, holds what was simulated.
 """
 from __future__ import annotations
 
@@ -49,7 +51,7 @@ def record(rec: Timeline, l1, l2, dram) -> None:
 
 
 def simulate(launch, cfg, blocks="share", complete: bool = True, registers: int | None = None,
-             timeline: bool = False) -> dict:
+             timeline: bool = False, progress=None) -> dict:
     """Time ``launch`` (an :class:`isa.interp.Launch`) on ``cfg``; the pieces of a timed result
     (``"timeline"``: :meth:`smsim.warp.Timeline.arrays` if ``timeline``, else None)."""
     kernel = launch.prog.kernel
@@ -72,19 +74,36 @@ def simulate(launch, cfg, blocks="share", complete: bool = True, registers: int 
         record(rec, l1, l2, dram)
     sm = SM(env, cfg, launch, timed, occ.blocks_per_sm, shared, l1, stats, rec)
     sm.start()
-    env.run()
-    if stats.blocks_done != len(timed):        # a model bug, never the user's: say so rather than report
+    if progress is not None:
+        env.process(_ticks(env, stats, len(timed), progress))
+    partial = False
+    try:
+        env.run()
+    except KeyboardInterrupt:                  # Ctrl-C: report what was simulated, marked partial
+        partial = True
+        stats.end = max(stats.end, sm.clock.t)
+    if not partial and stats.blocks_done != len(timed):   # a model bug, never the user's: say so
         raise RuntimeError(f"smsim timing model stopped with {len(timed) - stats.blocks_done} of {len(timed)} "
                            f"timed blocks unfinished at cycle {env.now:.0f}; please report this kernel")
     stats.freeze()
-    if complete:
+    if complete and not partial:
         done = set(timed)
         launch.run_blocks([b for b in range(launch.nblocks) if b not in done])
     per_sm = -(-launch.nblocks // cfg.gpu.num_sms)
     scale = per_sm / len(timed)
     m = metrics(stats, infos, l1, l2, dram, shared, cfg, occ, scale)
-    m["launch__waves_per_multiprocessor"] = per_sm / occ.blocks_per_sm
+    m["launch__waves_per_multiprocessor"] = launch.nblocks / (cfg.gpu.num_sms * occ.blocks_per_sm)   # as Nsight
     return {"cycles": stats.end, "stalls": stats.stall_totals(), "metrics": m, "occupancy": occ,
             "instructions": per_instruction(stats, infos), "blocks_timed": len(timed), "regs": regs,
             "issued": m["smsp__inst_executed.sum"], "warp_instructions": int(stats.inst.sum()),
-            "timeline": rec.arrays() if rec is not None else None}
+            "timeline": rec.arrays() if rec is not None else None, "partial": partial}
+
+
+def _ticks(env, stats, total: int, progress, every: int = 2000):
+    """Call ``progress(blocks done, blocks to time, cycle)`` every ``every`` cycles while the SM has work."""
+    while stats.blocks_done < total:
+        progress(stats.blocks_done, total, env.now)
+        if env.peek() == float("inf"):         # nothing else is scheduled: do not keep a stalled model alive
+            return
+        yield env.timeout(every)
+    progress(total, total, env.now)

@@ -44,6 +44,8 @@ class LaunchResult:
     #: ``launch(..., timeline=True)`` only: ``{"warps": {"slot", "block", "warp", "start", "end", "state"}
     #: arrays (state: index into :data:`smsim.warp.REASONS`), "transfers": {"l1"|"l2"|"dram": {"t", "bytes"}}}``
     timeline: dict | None = field(default=None, repr=False)
+    #: True when Ctrl-C stopped the simulation: the figures cover what was simulated until then
+    partial: bool = False
 
     @property
     def registers_per_thread(self) -> int:
@@ -129,7 +131,7 @@ _plain_cache: dict = {}
 
 def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = True, *, config="h100",
            overrides: dict | None = None, blocks="share", complete: bool = True, registers: int | None = None,
-           counters: bool = True, timeline: bool = False,
+           counters: bool = True, timeline: bool = False, progress=None,
            max_instructions: int = isa.interp.MAX_INSTRUCTIONS) -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads with ``args``; arrays receive the results.
 
@@ -140,7 +142,8 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
     occupancy (as ``-maxrregcount`` or ptxas would give), instead of the estimate from the kernel's liveness.
     ``timing=False``: functional only; ``counters`` then also counts global-memory requests and 32-byte
     sectors per load/store kind. ``timeline=True`` (timed only) records ``res.timeline`` for
-    :meth:`LaunchResult.plot_timeline` and :meth:`LaunchResult.plot_bandwidth`.
+    :meth:`LaunchResult.plot_timeline` and :meth:`LaunchResult.plot_bandwidth`. ``progress(blocks done,
+    blocks to time, cycle)`` is called as the simulation goes; Ctrl-C stops it with a partial result.
     """
     args = tuple(args)
     if isinstance(kernel, isa.Kernel):
@@ -162,7 +165,7 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
         raise KernelError(f"invalid launch: {e}") from None
     run = isa.interp.Launch(compiled, grid, block, flat, shared_bytes, max_instructions=max_instructions,
                             max_shared_bytes=cfg.sm.max_shared_per_block_bytes)
-    out = simulate(run, cfg, blocks, complete, registers, timeline)
+    out = simulate(run, cfg, blocks, complete, registers, timeline, progress)
     run.finish()
     m = out["metrics"]
     counts = {"requests_ld": m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"],
@@ -171,7 +174,7 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
               "sectors_st": m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]}
     return LaunchResult(compiled, run.grid3, run.block3, out["warp_instructions"], run.nblocks, out["issued"],
                         counts, cfg, out["cycles"], out["stalls"], m, out["occupancy"], out["instructions"],
-                        out["blocks_timed"], out["timeline"])
+                        out["blocks_timed"], out["timeline"], out["partial"])
 
 
 def _dims(d) -> tuple:
