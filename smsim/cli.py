@@ -12,7 +12,6 @@ not with ``--quiet``; Ctrl-C stops a run with the partial report of what was sim
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -93,57 +92,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # --------------------------------------------------------------------------------------------- commands
-def cmd_demo(args) -> int:
-    from .commands import demo
-    return demo(args)
-
-
-def cmd_run(args) -> int:
-    from .commands import run
-    return run(args)
-
-
-def cmd_sweep(args) -> int:
-    from .commands import sweep
-    return sweep(args)
-
-
-def cmd_occupancy(args) -> int:
-    from .commands import occupancy_cmd
-    return occupancy_cmd(args)
-
-
-def cmd_asm(args) -> int:
-    from .commands import asm
-    return asm(args)
-
-
-def cmd_compare(args) -> int:
-    from .compare import compare, pick_kernel, read_ncu_csv, render, scope_note
-    try:
-        with open(args.result) as f:
-            result = json.load(f)
-    except json.JSONDecodeError as e:
-        raise runner.UsageError(f"{args.result}: not JSON (line {e.lineno}): write it with smsim run --json") from None
-    if "metrics" not in result:
-        raise runner.UsageError(f"{args.result}: no 'metrics' in it: write it with smsim run --json")
-    try:
-        row = pick_kernel(read_ncu_csv(args.ncu), name=args.kernel, index=args.id)
-    except ValueError as e:
-        raise runner.UsageError(str(e)) from None
-    note = scope_note(result)
-    print(render(compare(result, row), f"{result.get('kernel', 'smsim')} vs {row['kernel']} ({args.ncu})",
-                 [note] if note else []))
-    return 0
-
-
-def cmd_list(args) -> int:
-    from .commands import list_all
-    return list_all(args)
-
-
-COMMANDS = {None: cmd_demo, "run": cmd_run, "sweep": cmd_sweep, "occupancy": cmd_occupancy, "asm": cmd_asm,
-            "compare": cmd_compare, "list": cmd_list}
+#: command -> its function in :mod:`smsim.commands` (imported when a command runs, so --help stays quick)
+COMMANDS = {None: "demo", "run": "run", "sweep": "sweep", "occupancy": "occupancy_cmd", "asm": "asm",
+            "compare": "compare_cmd", "list": "list_all"}
 
 
 def _user_errors() -> tuple:
@@ -159,7 +110,8 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     args.quiet = args.quiet or not sys.stderr.isatty()
     try:
-        return COMMANDS[args.cmd](args)
+        from . import commands
+        return getattr(commands, COMMANDS[args.cmd])(args)
     except BrokenPipeError:                # the output was cut short (| head): not an error
         sys.stdout = None
         return 0

@@ -129,10 +129,9 @@ def _write_trace(res, path: str) -> None:
 # --------------------------------------------------------------------------------------------- sweep
 def sweep(args) -> int:
     axes = runner.parse_vary(args.vary)
-    found = runner.resolve(args.target, args.case, args.kernel,
-                           ptx={"grid": args.grid, "block": args.block})
-    sets, blocks, size = runner.parse_sets(args.set), _blocks(args.blocks), runner.size_of(str(args.size))
     ptx = {"grid": args.grid, "block": args.block} if args.target.endswith(".ptx") else None
+    found = runner.resolve(args.target, args.case, args.kernel, ptx=ptx)
+    sets, blocks, size = runner.parse_sets(args.set), _blocks(args.blocks), runner.size_of(str(args.size))
     tasks = [(args.target, c.name, size, args.config, sets, blocks, p, ptx) for c in found for p in runner.points(axes)]
     rows = _run_tasks(tasks, max(1, args.jobs), args.quiet)
     if args.y not in rows[0]:
@@ -193,13 +192,9 @@ def _sweep_plot(rows: list, axes: dict, args) -> None:
     for r in rows:
         label = " ".join([r["case"]] + [f"{k}={r[k]}" for k in axes if k != x])
         groups.setdefault(label, []).append(r)
-    (label, first), *others = groups.items()
-    fig = plots.sweep(first, x, args.y, label=label, limiter_key="limiter")
-    ax = fig.axes[0]
-    for label, rs in others:                 # further curves on the same axes
-        ax.plot([r[x] for r in rs], [r[args.y] for r in rs], marker="o", label=label)
-    if others:
-        ax.legend(fontsize="small")
+    fig = None
+    for label, rs in groups.items():         # one curve per case and other axes' values, on one plot
+        fig = plots.sweep(rs, x, args.y, label=label, limiter_key="limiter", ax=fig.axes[0] if fig else None)
     for ext in ("png", "svg"):
         path = os.path.join(args.plot, f"sweep_{args.y}_vs_{x}.{ext}")
         fig.savefig(path)
@@ -248,6 +243,28 @@ def occupancy_cmd(args) -> int:
                 path = os.path.join(args.plot, f"occupancy_vs_{name}.{ext}")
                 fig.savefig(path)
                 print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- compare
+def compare_cmd(args) -> int:
+    import json
+
+    from .compare import compare, pick_kernel, read_ncu_csv, render, scope_note
+    try:
+        with open(args.result) as f:
+            result = json.load(f)
+    except json.JSONDecodeError as e:
+        raise runner.UsageError(f"{args.result}: not JSON (line {e.lineno}): write it with smsim run --json") from None
+    if "metrics" not in result:
+        raise runner.UsageError(f"{args.result}: no 'metrics' in it: write it with smsim run --json")
+    try:
+        row = pick_kernel(read_ncu_csv(args.ncu), name=args.kernel, index=args.id)
+    except ValueError as e:
+        raise runner.UsageError(str(e)) from None
+    note = scope_note(result)
+    print(render(compare(result, row), f"{result.get('kernel', 'smsim')} vs {row['kernel']} ({args.ncu})",
+                 [note] if note else []))
     return 0
 
 

@@ -186,15 +186,21 @@ def _powers_of_two(xs: list) -> bool:
     return all(isinstance(x, (int, np.integer)) and x > 0 and not x & (x - 1) for x in xs)
 
 
-def sweep(rows: list, x: str, y: str, label: str | None = None, limiter_key: str | None = None) -> Figure:
+def sweep(rows: list, x: str, y: str, label: str | None = None, limiter_key: str | None = None,
+          ax=None) -> Figure:
     """``y`` against ``x`` over ``rows`` (dicts, one per launch), sorted by ``x``; a log2 axis when every x
     is a power of two. With ``limiter_key``, points are coloured by the row's occupancy limiter and a dashed
-    line marks each change of limiter between neighbouring points."""
+    line marks each change of limiter between neighbouring points. ``ax``: draw this curve on the axes of
+    an earlier sweep figure (in the next colour) instead of a new figure."""
     rows = sorted(rows, key=lambda r: r[x])
     xs, ys = [r[x] for r in rows], [r[y] for r in rows]
-    fig = Figure(figsize=(7, 4), layout="constrained")
-    ax = fig.add_subplot()
-    ax.plot(xs, ys, "-", color="#555555", label=label or y)
+    if ax is None:
+        fig = Figure(figsize=(7, 4), layout="constrained")
+        ax = fig.add_subplot()
+        ax.plot(xs, ys, "-", color="#555555", label=label or y)
+    else:
+        fig = ax.figure
+        ax.plot(xs, ys, "-", label=label or y)
     log2 = len(xs) > 1 and _powers_of_two(xs)
     if log2:
         ax.set_xscale("log", base=2)

@@ -19,6 +19,7 @@ Mistakes a user can make here raise :class:`UsageError` (the command line prints
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import os
@@ -103,11 +104,12 @@ def _import_file(path: str, name: str):
     return module
 
 
-def ptx_cases(path: str, kernel: str | None = None, grid=None, block=256, n: int | None = None) -> list:
-    """One case per selected kernel of a PTX file. Its launch: ``block`` threads per block, ``grid`` blocks
-    (default: enough for ``n`` threads); each 64-bit parameter is taken for a pointer and gets a float32
-    array of ``n`` elements (random in [0, 1)), each 32-bit integer parameter ``n``, each float parameter
-    1.0. Nothing is checked: there is no reference to check against."""
+def ptx_cases(path: str, kernel: str | None = None, grid=None, block=256) -> list:
+    """One case per selected kernel of a PTX file. Its launch at size ``n`` (``test`` 4096, ``full`` 2**20,
+    or a number): ``block`` threads per block, ``grid`` blocks (default: enough for ``n`` threads); each
+    64-bit parameter is taken for a pointer and gets a float32 array of ``n`` elements (random in [0, 1)),
+    each 32-bit integer parameter ``n``, each float parameter 1.0. Nothing is checked: there is no
+    reference to check against."""
     import isa
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such file")
@@ -125,7 +127,7 @@ def ptx_cases(path: str, kernel: str | None = None, grid=None, block=256, n: int
             g = grid if grid is not None else max(1, -(-count // block))
             return cases.Setup((g,), (block,), args, {})
         return setup
-    sizes = {"test": n or 4096, "full": n or (1 << 20)}
+    sizes = {"test": 4096, "full": 1 << 20}
     return [cases.Case("ptx", k.name, k, build(k), sizes=sizes, description=f"from {path}") for k in kernels]
 
 
@@ -167,10 +169,8 @@ def _value(text: str):
     if low in ("true", "false"):
         return low == "true"
     for conv in (int, float):
-        try:
+        with contextlib.suppress(ValueError):
             return conv(text)
-        except ValueError:
-            pass
     return text
 
 
@@ -287,7 +287,7 @@ def row_of(case_id: str, point: dict, res) -> dict:
     busy = min(res.config.gpu.num_sms, res.blocks)
     top = next((r[0] for r in stall_rows(res) if r[0] != "selected"), "-")
     req = m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
-    return {"case": case_id, **{k: v for k, v in point.items()},
+    return {"case": case_id, **point,
             "warps_per_sm_theoretical": occ.warps_per_sm, "limiter": occ.limiter,
             "achieved_occupancy_pct": m["sm__warps_active.avg.pct_of_peak_sustained_active"],
             "cycles": res.cycles, "time_us": m["gpu__time_duration.sum"] / 1e3,
