@@ -1,20 +1,28 @@
 """Decoding: each instruction becomes an :class:`Op` with its operands pre-resolved to fast readers and
 writers over the interpreter's register arrays.
 
-An Op is also the execution context (``ctx``) that ``mem`` and ``sync`` semantics receive: it offers
-:meth:`Op.src` / :meth:`Op.dst` for operands by position, :meth:`Op.addresses` for an address operand,
-:meth:`Op.access` to turn addresses into checked buffer offsets, and :meth:`Op.fail` for a kernel error.
-Registers hold raw bits (:mod:`isa.ptxtypes`); every write records which lanes have been written so a
-read of a never-written register is an error rather than garbage.
+An Op belongs to a prepared program (:class:`isa.interp.Program`), which every launch of the kernel
+shares, so it holds nothing of any one execution: readers and writers take the batch state (``st``, an
+:class:`isa.engine.Batch`) and the active-lane mask as arguments. ``mem``, ``sync`` and ``special``
+semantics receive an :class:`ExecContext` (``ctx``) made for one execution of one instruction: the Op,
+the batch and the active lanes. It offers :meth:`ExecContext.src` / :meth:`ExecContext.dst` for operands
+by position, :meth:`ExecContext.addresses` for an address operand, :meth:`ExecContext.access` to turn
+addresses into checked buffer offsets, and :meth:`ExecContext.fail` for a kernel error. Registers hold
+raw bits (:mod:`isa.ptxtypes`); every write records which lanes have been written so a read of a
+never-written register is an error rather than garbage. A module ``.global`` variable's address belongs
+to the launch (:attr:`isa.engine.Batch.global_addresses`), so it is read from the batch, never stored
+on the Op.
 """
 from __future__ import annotations
+
+from typing import Any, Callable
 
 import numpy as np
 
 from . import opcodes, ptxtypes
 from .cost import issue_slots
 from .memory import Fault
-from .program import Addr, Imm, Pair, Reg, Sym, Vec
+from .program import Addr, Imm, Instruction, Pair, Reg, Sym, Vec
 
 SPECIAL_PREFIXES = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid",
                     "%nsmid", "%gridid", "%clock", "%clock64", "%globaltimer", "%lanemask_eq", "%lanemask_lt",
@@ -27,10 +35,11 @@ class DecodeError(Exception):
 
 
 def is_special(name: str) -> bool:
+    """Is ``name`` a special register (``%tid.x``, ``%clock`` ...)?"""
     return name.split(".")[0] in SPECIAL_PREFIXES
 
 
-def flatten(ops) -> list:
+def flatten(ops: Any) -> list:
     """Operands with Pair and Vec expanded into their elements."""
     out = []
     for op in ops:
@@ -43,7 +52,7 @@ def flatten(ops) -> list:
     return out
 
 
-def imm_value(op: Imm, ptype: str):
+def imm_value(op: Imm, ptype: str) -> Any:
     """An immediate as a numpy scalar of ``ptype`` (integers wrap; PTX float literals used as bits)."""
     dt = ptxtypes.DTYPES[ptype]
     v = op.value
@@ -63,7 +72,7 @@ def imm_value(op: Imm, ptype: str):
 class Op:
     """One decoded instruction (see module docstring)."""
 
-    def __init__(self, ins, index: int, prog):
+    def __init__(self, ins: Instruction, index: int, prog: Any):
         self.ins, self.index, self.prog = ins, index, prog
         self.fam = opcodes.family(ins.opcode)
         self.cost = issue_slots(ins)
@@ -72,9 +81,6 @@ class Op:
         self.guard = None
         if ins.guard is not None:
             self.guard = (prog.reg_id(ins.guard.name), ins.guard.neg, ins.guard.name)
-        self.st = None
-        self.active = None
-        self.full = False
         self.readers = self.writers = ()
         self._access = {}       # (operand, ptype, reader?) -> reader/writer, for mem and sync semantics
         if self.kind == "alu":
@@ -93,7 +99,7 @@ class Op:
         self.single = len(self.writers) == 1
         self.sem = self.fam.semantics
 
-    def run_alu(self, st, active, full):
+    def run_alu(self, st: Any, active: np.ndarray, full: bool) -> None:
         vals = [r(st, active) for r in self.readers]
         res = self.sem(self.ins, *vals)
         if self.single:
@@ -103,7 +109,7 @@ class Op:
                 w(st, v, active, full)
 
     # -- operand access
-    def reader(self, op, ptype: str):
+    def reader(self, op: Any, ptype: str) -> Callable:
         """A function ``(state, active) -> array`` reading ``op`` as ``ptype`` (full width)."""
         prog = self.prog
         if isinstance(op, Imm):
@@ -112,7 +118,7 @@ class Op:
         if isinstance(op, Sym):
             if op.name in prog.globals:      # module variables move with each launch's allocations
                 name, ins = op.name, self.ins
-                return lambda st, active: imm_value(Imm(prog.symbol_address(name, ins), name), ptype)
+                return lambda st, active: imm_value(Imm(st.symbol_address(name, ins), name), ptype)
             value = imm_value(Imm(prog.symbol_address(op.name, self.ins), op.name), ptype)
             return lambda st, active: value
         if isinstance(op, Reg):
@@ -131,7 +137,7 @@ class Op:
             return read
         raise DecodeError(f"operand '{op}' cannot be used as a value here")
 
-    def writer(self, op, ptype: str):
+    def writer(self, op: Any, ptype: str) -> Callable:
         """A function ``(state, values, active, full)`` storing typed ``values`` into register ``op``."""
         if not isinstance(op, Reg) or op.neg or is_special(op.name):
             raise DecodeError(f"'{op}' cannot be a destination")
@@ -152,8 +158,8 @@ class Op:
                 st.mark_written(rid, active)
         return write
 
-    # -- context used by mem / sync semantics
-    def _cached(self, op, ptype: str, read: bool):
+    # -- operand access by position, for :class:`ExecContext`
+    def operand_fn(self, op: Any, ptype: str, read: bool) -> Callable:
         """The reader (or writer) of ``op`` as ``ptype``, built once per instruction."""
         key = (op, ptype, read)
         fn = self._access.get(key)
@@ -161,29 +167,39 @@ class Op:
             fn = self._access[key] = self.reader(op, ptype) if read else self.writer(op, ptype)
         return fn
 
-    def src(self, i: int, ptype: str):
+
+class ExecContext:
+    """One execution of a ``mem``/``sync``/``special`` instruction: its :class:`Op`, the batch state ``st``
+    (:class:`isa.engine.Batch`), the active lanes ``active`` and ``full`` (every live lane is active)."""
+    __slots__ = ("op", "st", "active", "full")
+
+    def __init__(self, op: Op, st: Any, active: np.ndarray, full: bool):
+        self.op, self.st, self.active, self.full = op, st, active, full
+
+    def src(self, i: int, ptype: str) -> Any:
         """Operand ``i`` (by position in the instruction, Vec elements not expanded) as ``ptype``."""
-        return self._cached(self.ins.operands[i], ptype, True)(self.st, self.active)
+        return self.op.operand_fn(self.op.ins.operands[i], ptype, True)(self.st, self.active)
 
     def src_items(self, i: int, ptype: str) -> list:
         """Elements of a (possibly vector) source operand ``i``."""
-        return [self._cached(op, ptype, True)(self.st, self.active) for op in flatten([self.ins.operands[i]])]
+        return [self.op.operand_fn(op, ptype, True)(self.st, self.active) for op in flatten([self.op.ins.operands[i]])]
 
-    def dst(self, i: int, values, ptype: str, lanes=None) -> None:
+    def dst(self, i: int, values: Any, ptype: str, lanes: np.ndarray | None = None) -> None:
         """Write ``values`` into destination operand ``i`` (a Vec takes a list). With ``lanes``, values
         are compressed: one per index in ``lanes``."""
-        ops = flatten([self.ins.operands[i]])
-        vals = values if isinstance(self.ins.operands[i], Vec) else [values]
+        ops = flatten([self.op.ins.operands[i]])
+        vals = values if isinstance(self.op.ins.operands[i], Vec) else [values]
         for op, v in zip(ops, vals):
             if lanes is None:
-                self._cached(op, ptype, False)(self.st, v, self.active, self.full)
+                self.op.operand_fn(op, ptype, False)(self.st, v, self.active, self.full)
             else:
                 self.write_lanes(op, ptype, lanes, v)
 
-    def write_lanes(self, op, ptype: str, lanes: np.ndarray, values) -> None:
+    def write_lanes(self, op: Reg, ptype: str, lanes: np.ndarray, values: Any) -> None:
+        """Write ``values`` (one per index in ``lanes``) into register ``op``."""
         if op.name == "_":
             return
-        rid = self.prog.reg_id(op.name)
+        rid = self.op.prog.reg_id(op.name)
         reg = self.st.regs[rid]
         reg[lanes] = ptxtypes.to_bits(np.asarray(values), reg.dtype, ptxtypes.is_signed(ptype))
         if self.full:
@@ -192,20 +208,21 @@ class Op:
             self.st.mark_written(rid, self.active)
 
     def lanes(self) -> np.ndarray:
+        """Indices of the active lanes."""
         return np.flatnonzero(self.active)
 
     def addresses(self, i: int, lanes: np.ndarray) -> np.ndarray:
         """uint64 addresses of address operand ``i`` for ``lanes``."""
-        op = self.ins.operands[i]
+        op = self.op.ins.operands[i]
         if not isinstance(op, Addr):
-            raise DecodeError(f"operand {i + 1} of '{self.ins.text()}' must be an address [..]")
+            raise DecodeError(f"operand {i + 1} of '{self.op.ins.text()}' must be an address [..]")
         base = op.base
         if isinstance(base, Reg):
-            wide = self.prog.reg_dtype(self.prog.reg_id(base.name)).itemsize == 8
-            bits = self._cached(base, "u64" if wide else "u32", True)(self.st, self.active)
+            wide = self.op.prog.reg_dtype(self.op.prog.reg_id(base.name)).itemsize == 8
+            bits = self.op.operand_fn(base, "u64" if wide else "u32", True)(self.st, self.active)
             addr = bits[lanes].astype(np.uint64)
         elif isinstance(base, Sym):
-            addr = np.full(lanes.size, self.prog.symbol_address(base.name, self.ins), np.uint64)
+            addr = np.full(lanes.size, self.st.symbol_address(base.name, self.op.ins), np.uint64)
         else:
             addr = np.zeros(lanes.size, np.uint64)
         return addr + np.uint64(op.offset & 0xFFFF_FFFF_FFFF_FFFF)
@@ -217,8 +234,8 @@ class Op:
         except Fault as f:
             bad = lanes[f.lanes]
             first = int(addr[f.lanes[0]])
-            raise self.st.error(f"{f.message} at address {first:#x}", bad, self) from None
+            raise self.st.error(f"{f.message} at address {first:#x}", bad, self.op) from None
 
-    def fail(self, message: str, lanes: np.ndarray):
+    def fail(self, message: str, lanes: np.ndarray) -> Exception:
         """A kernel error naming ``lanes`` (absolute lane indices)."""
-        return self.st.error(message, lanes, self)
+        return self.st.error(message, lanes, self.op)

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .decode import DecodeError
+from typing import Any
+
+from .decode import DecodeError, ExecContext, Op
 from .errors import KernelError
-from .memory import Spaces
+from .memory import GlobalMemory, Spaces
+from .program import Instruction
 
 _END = object()
 
@@ -25,15 +28,29 @@ class Entry:
     """A SIMT stack entry: lanes in ``mask`` run from ``pc`` until ``rpc``; ``full``: mask == all live."""
     __slots__ = ("pc", "rpc", "mask", "full", "warps", "count", "cost")
 
-    def __init__(self, pc, rpc, mask, full, warps):
+    def __init__(self, pc: int, rpc: int, mask: np.ndarray, full: bool, warps: np.ndarray):
         self.pc, self.rpc, self.mask, self.full, self.warps, self.count = pc, rpc, mask, full, warps, 0
         self.cost = 0
 
 
-class Batch:
-    """Blocks executing together: ``ids``, their linear block indices."""
+class TraceLog:
+    """What a traced batch executed, for :func:`isa.trace.trace_blocks`: ``steps``, one ``(pc, warps
+    executing)`` per step; ``accesses``, one ``(step, space, space addresses, lanes)`` per memory access
+    part (appended by the memory instructions, :mod:`isa.ops.memory`)."""
+    __slots__ = ("steps", "accesses")
 
-    def __init__(self, prog, grid3, block3, ids, shared_total, dynamic, gmem, const, params, budget):
+    def __init__(self) -> None:
+        self.steps: list = []
+        self.accesses: list = []
+
+
+class Batch:
+    """Blocks executing together: ``ids``, their linear block indices. ``global_addresses``: the launch's
+    module ``.global`` variables; ``log``: a :class:`TraceLog` to record into, or None."""
+
+    def __init__(self, prog: Any, grid3: tuple, block3: tuple, ids: Any, shared_total: int, dynamic: int,
+                 gmem: GlobalMemory, const: np.ndarray, params: np.ndarray, budget: int,
+                 global_addresses: dict | None = None, log: TraceLog | None = None):
         self.prog, self.grid3, self.block3, self.ids = prog, grid3, block3, np.asarray(ids, np.int64)
         self.count = count = len(self.ids)
         self.budget = budget
@@ -47,8 +64,8 @@ class Batch:
         self.live = np.tile(np.arange(self.lpb) < tpb, count)
         self.spaces = Spaces(gmem, count, shared_total, self.lpb, prog.local_bytes, const, params)
         self.steps = 0
-        #: a list to record ``(pc, warps executing)`` per step in, for the timing model (:mod:`isa.trace`)
-        self.recorder = None
+        self.global_addresses = global_addresses or {}
+        self.log = log
         self.warp_counts = np.zeros(n // 32, np.int64)
         self.issued = 0           # SASS-equivalent issue slots (isa.cost), summed over warps
         self._special = self._make_special(lane_in_block, tpb, shared_total, dynamic)
@@ -78,6 +95,12 @@ class Batch:
             sp[name] = np.full(n, v, np.uint32)
         return {k: np.ascontiguousarray(v, dtype=np.uint32) for k, v in sp.items()}
 
+    def symbol_address(self, name: str, ins: Instruction) -> int:
+        """Address of a variable named in an instruction: the launch's for a module ``.global`` variable,
+        else the program's (:meth:`isa.interp.Program.symbol_address`)."""
+        addr = self.global_addresses.get(name)
+        return addr if addr is not None else self.prog.symbol_address(name, ins)
+
     def special(self, name: str) -> np.ndarray:
         if name in self._special:
             return self._special[name]
@@ -94,7 +117,8 @@ class Batch:
         w = active.copy() if w is None else (w | active)
         self.written[rid] = True if not (self.live & ~w).any() else w
 
-    def check_written(self, rid: int, active: np.ndarray, name: str, op) -> None:
+    def check_written(self, rid: int, active: np.ndarray, name: str, op: Op) -> None:
+        """A read of register ``rid`` by ``active`` lanes: an error naming the lanes that never wrote it."""
         w = self.written[rid]
         bad = active if w is None else active & ~w
         if bad.any():
@@ -107,7 +131,8 @@ class Batch:
     def block_of(self, lane: int) -> tuple:
         return tuple(int(self._special[f"%ctaid.{a}"][lane]) for a in "xyz")
 
-    def error(self, message: str, lanes, op=None) -> KernelError:
+    def error(self, message: str, lanes: Any, op: Op | None = None) -> KernelError:
+        """A :class:`KernelError` naming the block and threads of ``lanes`` (absolute lane indices) and ``op``."""
         lanes = np.asarray(lanes)
         block = self.block_of(int(lanes[0])) if lanes.size else None
         same = [int(x) for x in lanes if self.block_of(int(x)) == block] if lanes.size else []
@@ -138,6 +163,7 @@ class Batch:
         ops, n_ops = self.prog.ops, len(self.prog.ops)
         stack = [self._entry(0, n_ops, self.live.copy(), True)]
         check_every = min(4096, self.budget + 1)
+        log = self.log
         while stack:
             e = stack[-1]
             if e.pc == e.rpc or e.pc >= n_ops:
@@ -147,8 +173,8 @@ class Batch:
             e.count += 1
             e.cost += op.cost
             self.steps += 1
-            if self.recorder is not None:
-                self.recorder.append((e.pc, e.warps))
+            if log is not None:
+                log.steps.append((e.pc, e.warps))
             if e.count >= check_every:
                 self._flush(e)
             if op.guard is None:
@@ -169,9 +195,8 @@ class Batch:
                 if active is not e.mask and not active.any():
                     e.pc += 1
                     continue
-                op.st, op.active, op.full = self, active, full
                 try:
-                    op.fam.semantics(op.ins, op)
+                    op.fam.semantics(op.ins, ExecContext(op, self, active, full))
                 except DecodeError as err:
                     raise self.error(str(err), np.flatnonzero(active), op) from None
                 e.pc += 1

@@ -18,15 +18,17 @@ execution order; concurrent plain stores to one address keep the highest lane's 
 """
 from __future__ import annotations
 
+from typing import Iterable, Sequence
+
 import numpy as np
 
 from . import ptxtypes
 from .decode import Op
-from .engine import Batch
+from .engine import Batch, TraceLog
 from .errors import KernelError
 from .layout import align_up, layout
 from .memory import GlobalMemory
-from .program import Kernel
+from .program import Instruction, Kernel
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK_DIMS = (1024, 1024, 64)
@@ -60,7 +62,6 @@ class Program:
         self.param_bytes = max(off, 8)
         self.globals = {v.name: v for v in globals_}
         self.const_offsets, self.const_bytes = layout([v for v in globals_ if v.space == "const"])
-        self.global_addresses: dict = {}     # module .global variables, set per launch
         self.rpc = reconvergence_points(kernel)
         self.targets = {i: kernel.labels.get(ins.operands[-1].name) for i, ins in enumerate(kernel.body)
                         if ins.opcode == "bra"}
@@ -84,10 +85,11 @@ class Program:
     def reg_dtype(self, rid: int) -> np.dtype:
         return self.reg_dtypes[rid]
 
-    def symbol_address(self, name: str, ins) -> int:
-        """Address of a variable or parameter named in an instruction, in its own state space."""
-        for table in (self.shared_offsets, self.local_offsets, self.param_offsets, self.const_offsets,
-                      self.global_addresses):
+    def symbol_address(self, name: str, ins: Instruction) -> int:
+        """Address of a shared, local, param or const variable named in an instruction, in its own state
+        space. (A module ``.global`` variable's address is the launch's: :meth:`isa.engine.Batch.
+        symbol_address`.)"""
+        for table in (self.shared_offsets, self.local_offsets, self.param_offsets, self.const_offsets):
             if name in table:
                 return table[name]
         raise KernelError(f"unknown symbol {name}", self.kernel.name, instruction=ins.text(), loc=ins.loc)
@@ -181,8 +183,9 @@ def prepare(kernel: Kernel) -> Program:
     return hit[1]
 
 
-def run(kernel, grid, block, args=(), shared_bytes: int = 0, *, max_instructions: int = MAX_INSTRUCTIONS,
-        max_shared_bytes: int = MAX_SHARED_BYTES, counters: bool = False) -> dict:
+def run(kernel: Kernel, grid: int | tuple, block: int | tuple, args: Sequence = (), shared_bytes: int = 0, *,
+        max_instructions: int = MAX_INSTRUCTIONS, max_shared_bytes: int = MAX_SHARED_BYTES,
+        counters: bool = False) -> dict:
     """Run ``kernel`` over the whole grid; arrays in ``args`` receive the results.
 
     ``grid``/``block``: an int or a tuple of up to 3 ints. ``args``: numpy arrays for pointer parameters
@@ -208,7 +211,8 @@ class Launch:
     :meth:`block` gives one block's state for a caller that steps its warps itself (the timing model), and
     :meth:`finish` copies the results back into the caller's arrays."""
 
-    def __init__(self, kernel, grid, block, args=(), shared_bytes: int = 0, *,
+    def __init__(self, kernel: Kernel, grid: int | tuple, block: int | tuple, args: Sequence = (),
+                 shared_bytes: int = 0, *,
                  max_instructions: int = MAX_INSTRUCTIONS, max_shared_bytes: int = MAX_SHARED_BYTES,
                  counters: bool = False):
         if not isinstance(kernel, Kernel):
@@ -242,7 +246,8 @@ class Launch:
         gmem = GlobalMemory([a.nbytes for a in arrays] + [v.size for v in gvars], self.tally)
         for k, a in enumerate(arrays):
             gmem.write(k, np.ascontiguousarray(a).tobytes())
-        prog.global_addresses = {v.name: gmem.address(len(arrays) + j) for j, v in enumerate(gvars)}
+        #: module ``.global`` variables: name -> device address in this launch's memory
+        self.global_addresses = {v.name: gmem.address(len(arrays) + j) for j, v in enumerate(gvars)}
         for j, v in enumerate(gvars):
             if v.init:
                 gmem.write(len(arrays) + j, np.array(v.init, ptxtypes.DTYPES[v.type]).tobytes()[: v.size])
@@ -254,14 +259,14 @@ class Launch:
             params[off:off + raw.size] = raw
         return gmem, params
 
-    def batch(self, first, count: int = 1) -> Batch:
+    def batch(self, first: int | Sequence[int], count: int = 1, log: TraceLog | None = None) -> Batch:
         """The state of blocks ``first .. first+count-1`` (or, ``first`` a sequence, of those block indices),
-        ready to run together."""
+        ready to run together; ``log`` (a :class:`isa.engine.TraceLog`) records what it executes."""
         ids = np.arange(first, first + count) if isinstance(first, (int, np.integer)) else first
         return Batch(self.prog, self.grid3, self.block3, ids, self.shared_total, self.dynamic,
-                     self.gmem, self.const, self.params, self.budget)
+                     self.gmem, self.const, self.params, self.budget, self.global_addresses, log)
 
-    def run_blocks(self, blocks) -> dict:
+    def run_blocks(self, blocks: Iterable[int]) -> dict:
         """Run ``blocks`` (ascending block indices) functionally, consecutive ones batched together."""
         lanes_per_block = align_up(self.threads_per_block, 32)
         per_batch = max(1, BATCH_LANES // lanes_per_block)

@@ -100,8 +100,6 @@ class Spaces:
         nlanes = nblocks * lanes_per_block
         self.local = np.zeros(max(nlanes * self.local_stride, 16), np.uint8)
         self.const, self.params = const, params
-        #: a list to record ``(step, space, space addresses, lanes)`` of every access in, or None
-        self.tracer = None
         self._buffers = {"global": gmem.buf, "shared": self.shared, "local": self.local, "const": const,
                          "param": params}
 

@@ -2,8 +2,9 @@
 
 Life of a trace (:func:`trace_blocks`): the timing model dispatches a block; the block runs on the
 functional interpreter (:class:`isa.engine.Batch`, all its warps together, exactly as ``isa.run`` runs
-it) with two recorders attached: the engine notes, per step, the instruction and which warps executed it,
-and the memory instructions note the addresses each access touched, by state space and lane. The result,
+it) with a :class:`isa.engine.TraceLog` given to it: the engine notes there, per step, the instruction and
+which warps executed it, and the memory instructions the addresses each access touched, by state space and
+lane. The result,
 per warp, is its instruction stream (pcs, in order) and, per memory instruction in it, the addresses
 its lanes touched (:class:`WarpTrace`, :class:`BlockTrace`: compact arrays, a few bytes per lane access,
 so that a long kernel's trace stays small). The timing model then decides *when* each instruction issues; the
@@ -16,12 +17,15 @@ execution unit and latency class, issue slots, memory space and access width.
 """
 from __future__ import annotations
 
+import weakref
 from array import array
+from typing import Any
 
 import numpy as np
 
 from . import ptxtypes
-from .decode import flatten
+from .decode import Op, flatten
+from .engine import TraceLog
 from .opcodes import latency_of, unit_of
 from .ops.memory import SPACES, space_of, vector_width
 from .program import Addr, Reg
@@ -32,7 +36,7 @@ class OpInfo:
     __slots__ = ("op", "srcs", "dsts", "unit", "latency", "cost", "space", "nbytes", "mem", "cache_op",
                  "barrier", "fence", "branch", "line")
 
-    def __init__(self, op, prog):
+    def __init__(self, op: Op, prog: Any):
         ins = op.ins
         self.op, self.cost, self.line = op, op.cost, (ins.loc.line if ins.loc else None)
         self.unit, self.latency = unit_of(ins), latency_of(ins)
@@ -63,11 +67,15 @@ def _reg_operands(ops):
             yield o
 
 
-def op_infos(prog) -> list:
-    """:class:`OpInfo` of every instruction of a prepared program (cached on it)."""
-    infos = getattr(prog, "_op_infos", None)
+_INFOS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def op_infos(prog: Any) -> list:
+    """:class:`OpInfo` of every instruction of a prepared program (computed once per program; the
+    program itself is not written to)."""
+    infos = _INFOS.get(prog)
     if infos is None:
-        infos = prog._op_infos = [OpInfo(op, prog) for op in prog.ops]
+        infos = _INFOS[prog] = [OpInfo(op, prog) for op in prog.ops]
     return infos
 
 
@@ -78,7 +86,7 @@ class WarpTrace:
     ``mem_lo[j]:mem_hi[j]`` the part's slice of its block's ``addr`` and ``lanes``."""
     __slots__ = ("index", "pcs", "mem_k", "mem_space", "mem_lo", "mem_hi")
 
-    def __init__(self, index: int, pcs: list, mem_k, mem_space, mem_lo, mem_hi):
+    def __init__(self, index: int, pcs: list, mem_k: array, mem_space: array, mem_lo: array, mem_hi: array):
         self.index, self.pcs = index, pcs
         self.mem_k, self.mem_space, self.mem_lo, self.mem_hi = mem_k, mem_space, mem_lo, mem_hi
 
@@ -101,15 +109,14 @@ def _ints(x: np.ndarray, code: str = "q") -> array:
     return array(code, np.ascontiguousarray(x, np.int64 if code == "q" else np.int8).tobytes())
 
 
-def trace_blocks(launch, blocks: list) -> list:
+def trace_blocks(launch: Any, blocks: list) -> list:
     """Run ``blocks`` (block indices) of ``launch`` (an :class:`isa.interp.Launch`) functionally, together,
     and return their :class:`BlockTrace` objects."""
     count = len(blocks)
-    batch = launch.batch(blocks)
-    steps = batch.recorder = []
-    acc = batch.spaces.tracer = []
+    log = TraceLog()
+    batch = launch.batch(blocks, log=log)
     batch.run()
-    batch.recorder = batch.spaces.tracer = None
+    steps, acc = log.steps, log.accesses
     nwarps = batch.nlanes // 32
     per_block = batch.lpb // 32
     pcs = np.fromiter((p for p, _ in steps), np.int32, len(steps))

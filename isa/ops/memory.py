@@ -14,6 +14,7 @@ import numpy as np
 from .. import fastatomic, ptxtypes
 from ..memory import CONST_WINDOW, LOCAL_WINDOW, SHARED_WINDOW
 from ..opcodes import OpcodeError, OpFamily, register
+from ..program import Instruction
 
 SPACES = ("global", "shared", "local", "param", "const")
 _CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile", "relaxed", "acquire", "release",
@@ -24,7 +25,7 @@ _MEM_TYPES = ("b8", "u8", "s8", "b16", "u16", "s16", "f16", "b32", "u32", "s32",
 _ATOM_OPS = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor")
 
 
-def space_of(ins) -> str:
+def space_of(ins: Instruction) -> str:
     """The state space named by ``ins`` (``generic`` when none is)."""
     for m in ins.mods:
         if m in SPACES:
@@ -32,7 +33,8 @@ def space_of(ins) -> str:
     return "generic"
 
 
-def vector_width(ins) -> int:
+def vector_width(ins: Instruction) -> int:
+    """Elements per lane of a memory instruction: 4 for ``.v4``, 2 for ``.v2``, else 1."""
     return 4 if "v4" in ins.mods else 2 if "v2" in ins.mods else 1
 
 
@@ -61,8 +63,8 @@ def _offsets(ctx, space, addr, lanes, nbytes, count=None):
         off = ctx.access(sp, a, lanes_here, nbytes)
         if count and sp == "global":
             ctx.st.spaces.gmem.count(count, a, lanes_here)
-        if ctx.st.spaces.tracer is not None:
-            ctx.st.spaces.tracer.append((ctx.st.steps, sp, a, lanes_here))
+        if ctx.st.log is not None:
+            ctx.st.log.accesses.append((ctx.st.steps, sp, a, lanes_here))
         yield ctx.st.spaces.buffer(sp), pos, off
 
 
