@@ -7,6 +7,7 @@
 
 The package never imports simpy or smsim: the timing model builds on it, not the other way round.
 """
+from . import ops  # noqa: F401  (first: registers every opcode family, so isa.TABLE is complete on import)
 from .errors import KernelError, ParseError
 from .interp import run
 from .opcodes import LATENCIES, TABLE, UNITS, OpFamily, latency_of, unit_of

@@ -5,7 +5,10 @@ the modifiers it accepts, its warp-wide numpy semantics, the execution-unit clas
 latency class. The parser rejects opcodes that are not in :data:`TABLE` and modifiers a family's ``check``
 refuses; the interpreter calls ``semantics``; the timing model reads ``unit_of`` and ``latency_of``.
 
-Adding an opcode is one :func:`register` call plus one semantics function.
+Adding an opcode is one :func:`register` call plus one semantics function. This module is the registry
+only: it imports none of the implementations. They live in :mod:`isa.ops`, whose modules register their
+families when imported, and ``import isa`` imports them all first, so the table is complete whenever any
+part of :mod:`isa` is in use.
 
 Semantics conventions, by ``kind``:
 
@@ -27,7 +30,7 @@ memory: stall ``long_scoreboard``); ``control`` instructions have no register re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Any, Callable, Union
 
 from . import ptxtypes
 
@@ -77,28 +80,28 @@ def register(family: OpFamily, *aliases: str) -> OpFamily:
 
 
 def family(opcode: str) -> OpFamily:
-    _load()
+    """The family of ``opcode``; :class:`OpcodeError` if the table has none."""
     try:
         return TABLE[opcode]
     except KeyError:
         raise OpcodeError(f"unsupported instruction '{opcode}'") from None
 
 
-def _select(sel: Selector, ins) -> str:
+def _select(sel: Selector, ins: Any) -> str:
     return sel if isinstance(sel, str) else sel(ins)
 
 
-def unit_of(ins) -> str:
+def unit_of(ins: Any) -> str:
     """Execution-unit class of an instruction (one of :data:`UNITS`)."""
     return _select(family(ins.opcode).unit, ins)
 
 
-def latency_of(ins) -> str:
+def latency_of(ins: Any) -> str:
     """Latency class of an instruction (one of :data:`LATENCIES`)."""
     return _select(family(ins.opcode).latency, ins)
 
 
-def validate(ins) -> None:
+def validate(ins: Any) -> None:
     """Raise :class:`OpcodeError` if the table does not accept ``ins``."""
     fam = family(ins.opcode)
     if fam.check is not None:
@@ -122,7 +125,7 @@ def by_type(fp32: str = "fp32", fp64: str = "fp64", integer: str = "int") -> Cal
     return select
 
 
-def require(ins, allowed_types=None, allowed_mods=(), ntypes=1) -> None:
+def require(ins: Any, allowed_types: tuple | None = None, allowed_mods: tuple = (), ntypes: int = 1) -> None:
     """Common ``check``: exactly ``ntypes`` type modifiers from ``allowed_types``; other modifiers from
     ``allowed_mods``. Raises :class:`OpcodeError` naming the offending modifier."""
     types = ins.types
@@ -145,13 +148,3 @@ SINT_TYPES = ("s16", "s32", "s64")
 UINT_TYPES = ("u16", "u32", "u64")
 FLOAT_TYPES = ("f32", "f64")
 BIT_TYPES = ("b16", "b32", "b64")
-
-_loaded = False
-
-
-def _load() -> None:
-    """Import the modules that register families (once)."""
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        from .ops import alu, control, memory  # noqa: F401  (register on import)

@@ -3,3 +3,6 @@
 ``alu`` (arithmetic, logic, comparison, conversion; split over ``alu_int``, ``alu_float`` and
 ``convert``), ``memory`` and ``control``.
 """
+from __future__ import annotations
+
+from . import alu, control, memory  # noqa: F401  (each registers its families on import)
