@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import opcodes, ptxtypes
-from .program import Addr, Kernel, Pair, Reg, Sym, Vec
+from .program import Addr, Instruction, Kernel, Pair, Reg, Sym, Vec
 
 _TERMINATORS = ("exit", "ret", "trap")
 
@@ -111,7 +111,7 @@ def _regs_in(op) -> list:
     return []
 
 
-def defs_uses(ins) -> tuple:
+def defs_uses(ins: Instruction) -> tuple[list[str], list[str]]:
     """Registers an instruction writes and reads (special registers and the sink ``_`` excluded)."""
     fam = opcodes.family(ins.opcode)
     nd = fam.ndst

@@ -15,11 +15,16 @@ PTX is a virtual ISA; ``ptxas`` maps most instructions one to one but not all, a
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .program import Instruction
+
 _WIDE_INT = ("s64", "u64", "b64")
 _TWO = ("add", "sub", "and", "or", "xor", "not", "neg", "shl", "shr", "min", "max", "abs", "selp", "setp")
 
 
-def issue_slots(ins) -> int:
+def issue_slots(ins: Instruction) -> int:
     op = ins.opcode
     if op == "cvta" or (op == "ld" and "param" in ins.mods):
         return 0

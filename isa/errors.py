@@ -1,6 +1,9 @@
-"""The two errors users of :mod:`isa` see: :class:`ParseError` for bad text, :class:`KernelError` for a
-kernel that goes wrong while it runs (or is launched wrongly)."""
+"""The errors users of :mod:`isa` see: :class:`ParseError` for bad PTX text, :class:`CompileError` for a
+Python kernel the compiler (:mod:`isa.compiler`) cannot translate, and :class:`KernelError` for a kernel
+that goes wrong while it runs (or is launched wrongly)."""
 from __future__ import annotations
+
+from typing import Any
 
 
 class ParseError(ValueError):
@@ -21,8 +24,8 @@ class KernelError(RuntimeError):
     where those apply; the same facts are attributes for programs.
     """
 
-    def __init__(self, message: str, kernel: str = "", block=None, threads=None, instruction: str = "",
-                 loc=None):
+    def __init__(self, message: str, kernel: str = "", block: tuple | None = None, threads: list | None = None,
+                 instruction: str = "", loc: Any = None):
         self.kernel, self.block, self.threads, self.instruction, self.loc = kernel, block, threads, instruction, loc
         parts = [f"kernel {kernel}: {message}" if kernel else message]
         if block is not None:

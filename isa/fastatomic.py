@@ -80,7 +80,7 @@ _REFERENCE = {
 }
 
 
-def apply_reference(op: str, values: list, idx: list, b: list, c: list, wrap=None) -> list:
+def apply_reference(op: str, values: list, idx: list, b: list, c: list, wrap: int | None = None) -> list:
     """Plain-Python model of :func:`apply` on a list (``wrap`` reduces integer results, e.g. 2**32)."""
     f = _REFERENCE[op]
     old = []

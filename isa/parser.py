@@ -4,8 +4,14 @@ Accepts what ``nvcc -ptx`` emits for ordinary kernels: the header (``.version``,
 ``.address_size``), ``.file``/``.loc`` (kept as source locations; ``inlined_at`` resolves to the user's
 call site), ``.pragma``, module and kernel variables, ``.visible .entry`` kernels with their parameters and
 performance directives, ``.reg`` declarations, ``{ }`` scopes, labels, guards and every operand form.
-``.section`` blocks (debug info) are skipped. Each instruction is checked against the opcode table at
-once, so an unsupported instruction is a :class:`~isa.errors.ParseError` pointing at it.
+``.section`` blocks (debug info) are skipped; ``.func`` (device functions called from kernels) is an
+error asking for them to be inlined. Each instruction is checked against the opcode table at once, so an
+unsupported instruction is a :class:`~isa.errors.ParseError` pointing at it.
+
+Life of a text: :func:`~isa.lexer.tokenize` splits it into tokens; the parser walks the module-level items
+in order, parsing each ``.entry`` body statement by statement (registers, variables, labels, instructions,
+``.loc`` lines); every branch target is checked once its body is complete; last, because nvcc puts the
+``.file`` table at the end, each instruction's ``.loc`` file index becomes a :class:`~isa.program.SourceLoc`.
 """
 from __future__ import annotations
 
@@ -15,8 +21,8 @@ from dataclasses import replace
 from . import opcodes, ptxtypes
 from .errors import ParseError
 from .lexer import Token, tokenize
-from .program import Addr, Imm, Instruction, Kernel, Module, Param, Pair, Reg, RegDecl, SourceLoc, Sym, Vec, \
-    VarDecl
+from .program import Addr, Imm, Instruction, Kernel, Module, Operand, Param, Pair, Reg, RegDecl, SourceLoc, Sym, \
+    Vec, VarDecl
 
 _SPACES = {".shared": "shared", ".local": "local", ".const": "const", ".global": "global"}
 _PERF = {".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".pragma", ".noreturn",
@@ -61,7 +67,7 @@ class _Parser:
         self.i += 1
         return t
 
-    def error(self, message: str, tok: Token = None):
+    def error(self, message: str, tok: Token | None = None) -> ParseError:
         tok = tok or self.tok
         src = self.lines[tok.line - 1] if 0 < tok.line <= len(self.lines) else ""
         return ParseError(message, tok.line, tok.col, src.expandtabs(1))
@@ -297,7 +303,7 @@ class _Body:
         self.branches: list = []      # (label, token) of each bra, checked when the body is complete
         self.loc = None
 
-    def block(self):
+    def block(self) -> None:
         p = self.p
         p.expect("{", "opening the kernel body")
         while not p.accept("}"):
@@ -305,7 +311,7 @@ class _Body:
                 raise p.error(f"kernel {self.kernel}: missing '}}' at end of body")
             self.statement()
 
-    def statement(self):
+    def statement(self) -> None:
         p, t = self.p, self.p.tok
         if t.text == "{":
             self.block()
@@ -327,7 +333,7 @@ class _Body:
         else:
             raise p.error(f"unexpected '{t.text}' in kernel body")
 
-    def reg_decl(self):
+    def reg_decl(self) -> None:
         p = self.p
         p.next()
         if p.accept(".v2") or p.accept(".v4"):
@@ -352,7 +358,7 @@ class _Body:
                 break
         p.expect(";", "after a register declaration")
 
-    def loc_directive(self):
+    def loc_directive(self) -> None:
         p = self.p
         p.next()
         loc = (p.integer(), p.integer(), p.integer())
@@ -368,7 +374,7 @@ class _Body:
                 raise p.error(f"unknown .loc attribute '{key}'", p.toks[p.i - 1])
         self.loc = loc
 
-    def instruction(self):
+    def instruction(self) -> None:
         p = self.p
         guard = None
         if p.accept("@"):
@@ -391,7 +397,7 @@ class _Body:
             self.branches.append((ins.operands[0].name, op_tok))
         self.instructions.append(ins)
 
-    def operand(self):
+    def operand(self) -> Operand:
         p, t = self.p, self.p.tok
         if t.text == "[":
             return self.address()

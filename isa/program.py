@@ -4,7 +4,9 @@ A :class:`Module` is what one PTX text holds: header directives, module-level va
 A :class:`Kernel` has typed parameters, register declarations, variable declarations (``.shared`` static
 and ``extern``, ``.local``), and a flat list of :class:`Instruction` with labels mapping to indices.
 Every instruction may carry a :class:`SourceLoc` (the user's file and line, taken from ``.loc``), which
-later statistics are keyed by. All objects are plain frozen dataclasses, so two programs compare equal
+later statistics are keyed by. Operands, instructions and declarations are frozen dataclasses;
+:class:`Kernel` and :class:`Module` are plain (mutable) dataclasses, because the parser fills in a kernel's
+body once the module's ``.file`` table is known. All compare by value, so two programs compare equal
 exactly when they would print the same text.
 """
 from __future__ import annotations

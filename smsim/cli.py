@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Sequence
 
 from . import runner
 
-DEMO = ("transpose.naive", "transpose.tiled", "transpose.tiled_padded")
 DEMO_SIZE = 2048
 
 
@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=int, default=DEMO_SIZE, help=f"the demo's matrix size (default {DEMO_SIZE})")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
 
-    def common(q, sweep=False):
+    def common(q: argparse.ArgumentParser, sweep: bool = False) -> None:
         q.add_argument("target", metavar="WORKLOAD|FILE.py|FILE.ptx",
                        help="a built-in workload (family or family.case, see `smsim list`), a Python file with "
                             "CASES, or a PTX file")
@@ -106,7 +106,7 @@ def _user_errors() -> tuple:
     return runner.UsageError, ConfigError, isa.KernelError, isa.ParseError, CompileError, DecodeError, OSError
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     args.quiet = args.quiet or not sys.stderr.isatty()
     try:

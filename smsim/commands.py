@@ -4,18 +4,24 @@ Life of ``smsim run``: the target becomes cases (:func:`smsim.runner.resolve`), 
 (a progress bar of blocks retired and cycles on a terminal), its outputs checked, and its report printed;
 ``--json``/``--csv``/``--plot``/``--trace`` write files. A Ctrl-C during a launch ends it early: the
 report of what was simulated so far is printed, marked partial. ``smsim sweep`` runs every sweep point
-in a pool of worker processes (a bar of points done), prints the table and writes the curve. The demo,
-``occupancy``, ``asm`` and ``list`` print tables. Each function returns the exit code.
+in a pool of worker processes (a bar of points done), prints the table and writes the curve. The demo
+(the cases in :data:`DEMO`), ``occupancy``, ``compare``, ``asm`` and ``list`` print tables or text. Each
+function returns the exit code. This module never imports :mod:`smsim.cli`.
 """
 from __future__ import annotations
 
+import argparse
 import concurrent.futures as futures
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from . import runner
 from .export import metrics_rows, write_csv
 from .report import _table
+
+if TYPE_CHECKING:
+    import isa
 
 
 def _bar(total, quiet: bool, unit: str, desc: str = ""):
@@ -30,7 +36,7 @@ def _launch(case, args, **kw):
     blocks = _blocks(getattr(args, "blocks", "share"))
     bar = _bar(None, args.quiet, "block", case.id)
 
-    def progress(done, total, cycle):
+    def progress(done: int, total: int, cycle: float) -> None:
         bar.total = total
         bar.n = done
         bar.set_postfix_str(f"{cycle:.0f} cycles", refresh=False)
@@ -55,8 +61,11 @@ def _blocks(text: str):
 
 
 # --------------------------------------------------------------------------------------------- demo
-def demo(args) -> int:
-    from .cli import DEMO
+#: the demo's cases: the three transposes, side by side
+DEMO = ("transpose.naive", "transpose.tiled", "transpose.tiled_padded")
+
+
+def demo(args: argparse.Namespace) -> int:
     print(f"smsim demo: three ways to transpose a {args.size} x {args.size} float matrix, timed on one SM of the "
           f"{args.config} config (the blocks one SM runs)\n")
     rows = [["kernel", "time us", "DRAM GB/s", "ld sect/req", "st sect/req", "bank confl.", "top stall"]]
@@ -78,7 +87,7 @@ def demo(args) -> int:
 
 
 # --------------------------------------------------------------------------------------------- run
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     found = runner.resolve(args.target, args.case, args.kernel, ptx={"grid": args.grid, "block": args.block})
     many = len(found) > 1
     for i, case in enumerate(found):
@@ -127,7 +136,7 @@ def _write_trace(res, path: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------- sweep
-def sweep(args) -> int:
+def sweep(args: argparse.Namespace) -> int:
     axes = runner.parse_vary(args.vary)
     ptx = {"grid": args.grid, "block": args.block} if args.target.endswith(".ptx") else None
     found = runner.resolve(args.target, args.case, args.kernel, ptx=ptx)
@@ -158,7 +167,7 @@ _HEADS = {"warps_per_sm_theoretical": "warps/SM", "time_us": "time us", "dram_gb
 
 
 def _run_tasks(tasks: list, jobs: int, quiet: bool) -> list:
-    rows = [None] * len(tasks)
+    rows: list = [None] * len(tasks)
     bar = _bar(len(tasks), quiet, "launch", "sweep")
     try:
         if jobs == 1 or len(tasks) == 1:
@@ -192,9 +201,10 @@ def _sweep_plot(rows: list, axes: dict, args) -> None:
     for r in rows:
         label = " ".join([r["case"]] + [f"{k}={r[k]}" for k in axes if k != x])
         groups.setdefault(label, []).append(r)
-    fig = None
-    for label, rs in groups.items():         # one curve per case and other axes' values, on one plot
-        fig = plots.sweep(rs, x, args.y, label=label, limiter_key="limiter", ax=fig.axes[0] if fig else None)
+    (label, rs), *others = groups.items()    # one curve per case and other axes' values, on one plot
+    fig = plots.sweep(rs, x, args.y, label=label, limiter_key="limiter")
+    for label, rs in others:
+        plots.sweep(rs, x, args.y, label=label, limiter_key="limiter", ax=fig.axes[0])
     for ext in ("png", "svg"):
         path = os.path.join(args.plot, f"sweep_{args.y}_vs_{x}.{ext}")
         fig.savefig(path)
@@ -211,7 +221,7 @@ def _bytes(text: str) -> int:
         raise runner.UsageError(f"--smem {text!r}: bytes, e.g. 49152, 48K or 0") from None
 
 
-def occupancy_cmd(args) -> int:
+def occupancy_cmd(args: argparse.Namespace) -> int:
     from . import config as config_mod
     from .occupancy import occupancy
     cfg = config_mod.load(args.config)
@@ -230,15 +240,15 @@ def occupancy_cmd(args) -> int:
     by_size = [(t, occupancy(cfg.sm, t, args.regs, smem)) for t in sizes]
     for title, name, series in (("vs registers/thread", "regs", by_regs), ("vs threads/block", "threads", by_size)):
         print(f"\noccupancy {title}:")
-        rows = [[name, "blocks/SM", "warps/SM", "occupancy", "limiter"]]
+        rows: list[list] = [[name, "blocks/SM", "warps/SM", "occupancy", "limiter"]]
         rows += [[v, o.blocks_per_sm, o.warps_per_sm, f"{100 * o.occupancy:.1f}%", o.limiter] for v, o in series]
         print("\n".join(_table(rows, {0, 1, 2, 3})))
     if args.plot:
         from . import plots
         os.makedirs(args.plot, exist_ok=True)
         for name, series in (("registers", by_regs), ("threads", by_size)):
-            rows = [{name: v, "occupancy_pct": 100 * o.occupancy, "limiter": o.limiter} for v, o in series]
-            fig = plots.sweep(rows, name, "occupancy_pct", label=cfg.gpu.name, limiter_key="limiter")
+            points = [{name: v, "occupancy_pct": 100 * o.occupancy, "limiter": o.limiter} for v, o in series]
+            fig = plots.sweep(points, name, "occupancy_pct", label=cfg.gpu.name, limiter_key="limiter")
             for ext in ("png", "svg"):
                 path = os.path.join(args.plot, f"occupancy_vs_{name}.{ext}")
                 fig.savefig(path)
@@ -247,7 +257,7 @@ def occupancy_cmd(args) -> int:
 
 
 # --------------------------------------------------------------------------------------------- compare
-def compare_cmd(args) -> int:
+def compare_cmd(args: argparse.Namespace) -> int:
     import json
 
     from .compare import compare, pick_kernel, read_ncu_csv, render, scope_note
@@ -269,7 +279,7 @@ def compare_cmd(args) -> int:
 
 
 # --------------------------------------------------------------------------------------------- asm, list
-def asm(args) -> int:
+def asm(args: argparse.Namespace) -> int:
     import isa
     if args.file.endswith(".ptx"):
         with open(args.file) as f:
@@ -291,11 +301,12 @@ def asm(args) -> int:
     return 0
 
 
-def _annotated(kernel) -> str:
+def _annotated(kernel: isa.Kernel) -> str:
     """The kernel's text with each source line, where the instructions from it begin, as a comment."""
     import linecache
     import re
-    files = {os.path.basename(i.loc.file): i.loc.file for i in kernel.body if i.loc is not None and i.loc.file}
+    files: dict[str, str] = {os.path.basename(i.loc.file): i.loc.file for i in kernel.body
+                             if i.loc is not None and i.loc.file}
     out, last = [], None
     for line in kernel.to_text().splitlines():
         m = re.search(r"//\s*(\S+):(\d+)\s*$", line)
@@ -308,7 +319,7 @@ def _annotated(kernel) -> str:
     return "\n".join(out)
 
 
-def list_all(args) -> int:
+def list_all(args: argparse.Namespace) -> int:
     from workloads import case as cases
 
     from . import config as config_mod

@@ -22,6 +22,7 @@ import math
 import os
 import re
 import textwrap
+from typing import Iterable
 
 WIDTH = 100                     # columns at most
 PROF = re.compile(r"^\s*==[A-Z]+==")
@@ -44,7 +45,7 @@ COUNTERS = {f"{kind}_{op}": f"l1tex__t_{kind}_pipe_lsu_mem_global_op_{op}.sum"
 
 
 # ------------------------------------------------------------------------------------------------- read
-def read_ncu_csv(text_or_path) -> list:
+def read_ncu_csv(text_or_path: str | os.PathLike[str]) -> list:
     """The kernels of an Nsight Compute CSV export (the text itself, or a path to it), in file order:
     ``[{"id", "kernel", "block", "grid", "metrics": {name: (value, unit)}}, ...]``. ValueError naming the
     file when it is neither form (see the module docstring)."""
@@ -153,7 +154,7 @@ def short_name(kernel: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------------- pick
-def pick_kernel(rows: list, name: str | None = None, index=None) -> dict:
+def pick_kernel(rows: list, name: str | None = None, index: int | str | None = None) -> dict:
     """The kernel of ``rows`` (from :func:`read_ncu_csv`) whose name contains ``name`` and whose ID is
     ``index`` (either may be None); the only one when both are None. When several names contain ``name``
     and one is exactly ``name`` (without its arguments), that one. ValueError listing the kernels when
@@ -239,7 +240,7 @@ def scope_note(result: dict) -> str | None:
 
 
 # ----------------------------------------------------------------------------------------------- render
-def render(rows: list, title: str, notes=()) -> str:
+def render(rows: list, title: str, notes: Iterable[str | None] = ()) -> str:
     """The rows found on both sides as an aligned plain-text table (metric, smsim, ncu, unit, ratio), at
     most :data:`WIDTH` columns, then a line counting them and the metrics only one side has, then
     ``notes`` (lines, e.g. :func:`scope_note`'s)."""
@@ -279,7 +280,7 @@ def _squeeze(text: str, width: int) -> str:
     return text[:head] + ".." + text[len(text) - (width - 2 - head):]
 
 
-def fmt(x) -> str:
+def fmt(x: float | None) -> str:
     """A value for a person: integers with thousands separators, others with 4 significant digits
     (one decimal from 1000 up)."""
     if x is None:

@@ -12,12 +12,17 @@ Outside a kernel the intrinsics raise a clear error. Dtype names are numpy's sca
         if i < n:
             y[i] = a * x[i] + y[i]
 
-    saxpy[blocks, threads](y, x, np.float32(2), n)      # functional run, results written into y
-    smsim.launch(saxpy, blocks, threads, (y, x, np.float32(2), n))
+    saxpy[blocks, threads](y, x, np.float32(2), n)      # smsim.launch with its defaults; results in y
+    smsim.launch(saxpy, blocks, threads, (y, x, np.float32(2), n), timing=False)   # functional run only
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from .launch import LaunchResult
 
 float32, float64 = np.float32, np.float64
 int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
@@ -30,11 +35,13 @@ warpsize = 32
 class Dispatcher:
     """What ``@cuda.jit`` returns: the Python function plus compiled ISA kernels cached per argument types.
 
-    ``kernel[grid, block](*args)`` (or ``[grid, block, stream, shared_bytes]``) launches it functionally,
-    like numba's launch syntax; :func:`smsim.launch` is the full entry point.
+    ``kernel[grid, block](*args)`` (or ``[grid, block, stream, shared_bytes]``) launches it like numba's
+    launch syntax, through :func:`smsim.launch` with its defaults (timed on the default config; the stream
+    is ignored) and returns the result; :func:`smsim.launch` itself takes every option (``timing=False``
+    for a functional run only).
     """
 
-    def __init__(self, py_func, device: bool = False, options=None):
+    def __init__(self, py_func: Callable, device: bool = False, options: dict | None = None):
         self.py_func, self.device, self.options = py_func, device, dict(options or {})
         self.__name__ = getattr(py_func, "__name__", "kernel")
         self.__doc__ = py_func.__doc__
@@ -49,12 +56,12 @@ class Dispatcher:
         grid, block = config[0], config[1]
         shared = config[3] if len(config) > 3 else 0
 
-        def launch(*args):
+        def launch(*args: Any) -> LaunchResult:
             from .launch import launch as _launch
             return _launch(self, grid, block, args, shared_bytes=shared)
         return launch
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError(f"{self.__name__} is a GPU {'device function' if self.device else 'kernel'}: it runs "
                         f"only inside a kernel compiled by smsim (launch with smsim.launch(...) or "
                         f"{self.__name__}[grid, block](...))")
@@ -63,7 +70,8 @@ class Dispatcher:
         return f"<smsim.cuda {'device function' if self.device else 'kernel'} {self.__name__}>"
 
 
-def jit(func=None, device: bool = False, **options):
+def jit(func: Any = None, device: bool = False,
+        **options: Any) -> Dispatcher | Callable[[Callable[..., Any]], Dispatcher]:
     """``@cuda.jit``, ``@cuda.jit(device=True)`` or ``@cuda.jit("void(float32[:])")`` (signatures are
     accepted and ignored: types come from the launch arguments)."""
     if callable(func) and not isinstance(func, (str, tuple, list)):
@@ -72,7 +80,7 @@ def jit(func=None, device: bool = False, **options):
 
 
 def _outside(name):
-    def intrinsic(*args, **kwargs):
+    def intrinsic(*args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError(f"cuda.{name} can only be used inside a kernel compiled by smsim")
     intrinsic.__name__ = name
     return intrinsic

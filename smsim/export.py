@@ -10,6 +10,7 @@ Nsight Compute's raw page labels them (``.pct`` is ``%``, ``gpu__time_duration``
 from __future__ import annotations
 
 import csv
+from typing import Sequence
 
 _UNITS = (  # (test on the metric name, unit), first match wins
     (lambda n: n.endswith(".pct") or "pct_of_peak" in n or n.endswith("_pct"), "%"),
@@ -52,7 +53,7 @@ def _plain(v):
     return int(f) if f.is_integer() else f
 
 
-def write_csv(rows: list, path: str, columns=None) -> None:
+def write_csv(rows: list, path: str, columns: Sequence[str] | None = None) -> None:
     """Write dict ``rows`` to ``path`` with a header (``columns``, default: the keys in first-seen order)."""
     if columns is None:
         columns = list(dict.fromkeys(k for r in rows for k in r))

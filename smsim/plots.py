@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import math
 import os
+from typing import TYPE_CHECKING, Sequence, cast
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from .report import stall_rows
 from .warp import REASONS
+
+if TYPE_CHECKING:
+    from .launch import LaunchResult
 
 #: one colour per warp state (Nsight Compute's names, :data:`smsim.warp.REASONS`)
 STATE_COLORS = {
@@ -47,7 +52,7 @@ def _recorded(res) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- stalls
-def stall_breakdown(res) -> Figure:
+def stall_breakdown(res: LaunchResult) -> Figure:
     """Horizontal bars: warp-cycles per issued instruction of each state with cycles, largest on top
     (Nsight Compute's WarpStateStats section)."""
     _timed(res)
@@ -69,7 +74,7 @@ def stall_breakdown(res) -> Figure:
 # -------------------------------------------------------------------------------------------- timeline
 def _warp_keys(w: dict) -> list:
     """``(block, warp)`` of every recorded warp, in the order they became resident."""
-    keys = {}
+    keys: dict = {}
     for b, k, s in zip(w["block"].tolist(), w["warp"].tolist(), w["start"].tolist()):
         if (b, k) not in keys or s < keys[(b, k)]:
             keys[(b, k)] = s
@@ -90,7 +95,7 @@ def _dominant(start, end, state, edges) -> np.ndarray:
     return out
 
 
-def warp_timeline(res, max_warps: int = 64) -> Figure:
+def warp_timeline(res: LaunchResult, max_warps: int = 64) -> Figure:
     """One row per warp (``b<block>/w<warp>``, the first ``max_warps`` to become resident), coloured by the
     state it spent most of each time column in (columns of ``cycles / 1000`` cycles at most: shorter
     intervals merge into their column), like AerialVision's warp-state timeline."""
@@ -126,7 +131,7 @@ def _timeline_figure(res, image, keys, span, seen, total) -> Figure:
 
 
 # ------------------------------------------------------------------------------------------- bandwidth
-def bandwidth_over_time(res, bins: int = 100) -> Figure:
+def bandwidth_over_time(res: LaunchResult, bins: int = 100) -> Figure:
     """Bytes per cycle of each memory level over time: the recorded transfers (L1 data returned to the
     SM, bytes through this SM's L2 port, DRAM reads and writes), summed in ``bins`` equal spans of cycles
     by the cycle each transfer starts; a dotted line at each level's peak (this SM's share) where the
@@ -159,7 +164,7 @@ def _line_label(res, line) -> str:
     return f"{os.path.basename(files.pop())}:{line}" if len(files) == 1 else f"line {line}"
 
 
-def lines(res) -> Figure:
+def lines(res: LaunchResult) -> Figure:
     """Two bar panels per source line that touched memory (global/local sectors or shared wavefronts), in
     line order: 32-byte sectors, and shared-memory bank conflicts."""
     _timed(res)
@@ -187,7 +192,7 @@ def _powers_of_two(xs: list) -> bool:
 
 
 def sweep(rows: list, x: str, y: str, label: str | None = None, limiter_key: str | None = None,
-          ax=None) -> Figure:
+          ax: Axes | None = None) -> Figure:
     """``y`` against ``x`` over ``rows`` (dicts, one per launch), sorted by ``x``; a log2 axis when every x
     is a power of two. With ``limiter_key``, points are coloured by the row's occupancy limiter and a dashed
     line marks each change of limiter between neighbouring points. ``ax``: draw this curve on the axes of
@@ -199,7 +204,7 @@ def sweep(rows: list, x: str, y: str, label: str | None = None, limiter_key: str
         ax = fig.add_subplot()
         ax.plot(xs, ys, "-", color="#555555", label=label or y)
     else:
-        fig = ax.figure
+        fig = cast(Figure, ax.figure)          # an earlier sweep's axes, on that sweep's Figure
         ax.plot(xs, ys, "-", label=label or y)
     log2 = len(xs) > 1 and _powers_of_two(xs)
     if log2:
@@ -228,7 +233,7 @@ def _limiters(ax, xs, ys, limits, log2: bool) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ save
-def save_all(res, directory, formats=("png", "svg")) -> list:
+def save_all(res: LaunchResult, directory: str | os.PathLike[str], formats: Sequence[str] = ("png", "svg")) -> list:
     """Write every plot ``res`` allows to ``directory`` (created if missing) as ``<plot>.<format>``
     (:data:`PLOTS`; the timeline and bandwidth plots only for a result recorded with ``timeline=True``):
     the paths written."""

@@ -4,12 +4,13 @@ Life of a result through this module: :func:`smsim.launch` returns a :class:`sms
 ``res.report()`` calls :func:`render`, which reads only what the result already holds (the flat metrics
 dict under Nsight Compute's names, the stall totals, the occupancy and the per-instruction rows) and lays
 it out as plain text, at most :data:`WIDTH` columns, no colour codes, so it reads the same in a terminal,
-a notebook and a log. A timed result gets six sections: summary, memory (global accesses, then L1, L2
-and DRAM traffic), shared memory (wavefronts and n-way bank conflicts), stalls (every reason with a
-``#`` bar), the hottest source lines and a few findings; a functional result (``timing=False``) gets a
-short summary of its counts. ``res.to_dict()`` calls :func:`to_dict`, which gives the same facts as
-plain Python values (no numpy types), keys in a fixed order, ready for ``json.dumps``. Nothing here
-computes a new count: every figure printed is a metric, a stall total or a row sum, or a ratio of them.
+a notebook and a log. A timed result gets up to six sections: summary, memory (global accesses, then L1,
+L2 and DRAM traffic), shared memory (wavefronts and n-way bank conflicts), stalls (every reason with a
+``#`` bar), the hottest source lines and, when the counts show any, a few findings; a functional result
+(``timing=False``) gets a short summary of its counts. ``res.to_dict()`` calls :func:`to_dict`, which
+gives the same facts as plain Python values (no numpy types), keys in a fixed order, ready for
+``json.dumps``. Nothing here computes a new count: every figure printed is a metric, a stall total or a
+row sum, or a ratio of them.
 """
 from __future__ import annotations
 
@@ -17,11 +18,17 @@ import dataclasses
 import linecache
 import os
 import textwrap
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from isa import ptxtypes
 from isa.ops.memory import space_of, vector_width
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .launch import LaunchResult
+    from .occupancy import Occupancy
 
 WIDTH = 100          # columns at most
 BAR = 32             # '#' characters of the largest stall reason
@@ -51,7 +58,7 @@ M_SEC = "l1tex__t_sectors_pipe_lsu_mem_global_op_{}.sum"
 
 
 # ---------------------------------------------------------------------------------------------- render
-def render(res) -> str:
+def render(res: LaunchResult) -> str:
     """The report of ``res`` as plain text (see the module docstring)."""
     if not res.timed:
         return _functional(res)
@@ -173,7 +180,7 @@ def _shared(res) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- stalls
-def stall_rows(res) -> list:
+def stall_rows(res: LaunchResult) -> list:
     """``(reason, warp-cycles, per issued instruction)`` of every reason with cycles, largest first (ties in
     :data:`smsim.warp.REASONS` order)."""
     per = res.stalls_per_instruction()
@@ -201,7 +208,7 @@ def line_score(acc: dict) -> float:
     return sum(v for r, v in acc["stalls"].items() if r != "selected") + acc["issued"]
 
 
-def hot_lines(res, n: int = HOT_LINES) -> list:
+def hot_lines(res: LaunchResult, n: int = HOT_LINES) -> list:
     """The ``n`` source lines with the highest :func:`line_score`: ``[(line, acc), ...]``, hottest first."""
     lines = res.lines
     ranked = sorted(lines.items(), key=lambda kv: (-line_score(kv[1]), kv[0] is None, kv[0] or 0))
@@ -238,7 +245,7 @@ def _hot_lines(res) -> str:
 
 
 # -------------------------------------------------------------------------------------------- findings
-def findings(res) -> list:
+def findings(res: LaunchResult) -> list:
     """A few plain statements that follow directly from the counts (one string each), with what to try."""
     out = _coalescing(res)
     m = res.metrics
@@ -250,7 +257,7 @@ def findings(res) -> list:
             out.append(f"{wf / inst:.1f}-way bank conflicts on shared {name}{_worst_conflict_line(res, op)} "
                        f"({_num(conflicts)} extra wavefronts): pad the shared array (one extra column) or change "
                        f"the index so a warp's lanes fall in different banks")
-    occ = res.occupancy
+    occ = cast("Occupancy", res.occupancy)         # timed results have one
     if occ.occupancy < 1:
         out.append(f"occupancy limited by {_LIMITER.get(occ.limiter, occ.limiter)}: {occ.blocks_per_sm} "
                    f"block{'s' if occ.blocks_per_sm != 1 else ''}/SM, {occ.warps_per_sm} warps "
@@ -344,10 +351,10 @@ def _functional(res) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ dict
-def to_dict(res) -> dict:
+def to_dict(res: LaunchResult) -> dict:
     """``res`` as plain Python values (int, float, str, bool, None, list, dict with str keys), keys in a
     fixed order; functional results have ``config`` and ``occupancy`` None and empty timing fields."""
-    cfg, occ = res.config, res.occupancy
+    cfg, occ = cast("Config | None", res.config), cast("Occupancy | None", res.occupancy)
     out = {
         "kernel": res.kernel.name,
         "timed": res.timed,
@@ -370,7 +377,7 @@ def to_dict(res) -> dict:
     return plain(out)
 
 
-def plain(x):
+def plain(x: Any) -> Any:
     """``x`` with numpy scalars/arrays as Python numbers/lists, tuples as lists and dict keys as str."""
     if isinstance(x, dict):
         return {str(k): plain(v) for k, v in x.items()}

@@ -6,8 +6,10 @@
 Life of a compilation: :class:`~.source.Source` reads the function's source and parses it;
 :class:`~.lower.Lowerer` walks the AST with the argument types and emits instructions over virtual
 registers (constant folding, common subexpressions and redundant loads removed on the way, see
-:mod:`.ir`); when a pass discovers that a variable needs a wider type than assumed, the pass is
-repeated with the new types (numba's unification). :mod:`.optimize` cleans up the code,
+:mod:`.ir`), inlining the device functions it calls (:mod:`.calls`, each in its own
+:class:`~.scope.Scope`); when a pass discovers that a variable needs a wider type than assumed, the pass
+is repeated with the new types (numba's unification; at most :data:`MAX_PASSES` passes).
+:mod:`.optimize` cleans up the code,
 :mod:`.emit` prints PTX text with ``.loc`` lines for the Python source, and :func:`isa.parse` turns it
 into an :class:`isa.Kernel`. ``registers_per_thread`` of that kernel comes from liveness over the
 virtual registers (what a register allocator needs at the busiest point).
@@ -17,21 +19,27 @@ turns launch arguments into that parameter list.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
 import numpy as np
 
 from ..errors import CompileError, KernelError, ParseError
+from ..parser import parse
 from . import types as T
 from .emit import ptx_text
 from .lower import Lowerer
 from .optimize import optimize
 from .source import Source
 
+if TYPE_CHECKING:
+    from ..program import Kernel
+
 MAX_PASSES = 8
 
 __all__ = ["compile_kernel", "signature_of", "CompileError"]
 
 
-def signature_of(args) -> tuple:
+def signature_of(args: Sequence[Any]) -> tuple:
     """The type signature of launch arguments (what compiled kernels are cached by)."""
     sig = []
     for i, a in enumerate(args):
@@ -58,7 +66,7 @@ def signature_of(args) -> tuple:
     return tuple(sig)
 
 
-def py_function(kernel):
+def py_function(kernel: Any) -> Callable[..., Any]:
     """The Python function behind an smsim/numba dispatcher or a plain function."""
     fn = getattr(kernel, "py_func", kernel)
     if not callable(fn) or not hasattr(fn, "__code__"):
@@ -68,7 +76,7 @@ def py_function(kernel):
     return fn
 
 
-def compile_kernel(kernel, sig):
+def compile_kernel(kernel: Any, sig: tuple) -> tuple[Kernel, Callable[[Sequence[Any]], tuple]]:
     """``(isa.Kernel, flatten)`` for ``kernel`` with argument types ``sig``."""
     fn = py_function(kernel)
     src = Source.of(fn)
@@ -97,9 +105,8 @@ def compile_kernel(kernel, sig):
             params.append((name, T.mem(t)))
     pro, body = optimize(lw.b.prologue, lw.b.body)
     text = ptx_text(fn.__name__, params, lw.shared_vars, files, pro, body)
-    import isa
     try:
-        module = isa.parse(text)
+        module = parse(text)
     except ParseError as e:
         raise CompileError(f"internal compiler error: the generated ISA does not parse ({e})\n{text}") from None
     compiled = module[fn.__name__]
@@ -107,7 +114,7 @@ def compile_kernel(kernel, sig):
 
 
 def _flattener(sig):
-    def flatten(args):
+    def flatten(args: Sequence[Any]) -> tuple:
         out = []
         for a, t in zip(args, sig):
             if isinstance(t, T.ArrayT):

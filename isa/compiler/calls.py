@@ -5,19 +5,24 @@ function, a :class:`~.expr.CudaRef` such as ``cuda.atomic.add``, or a device fun
 to one or a few ISA instructions (``cuda.syncthreads()`` -> ``bar.sync 0``, ``cuda.atomic.add`` ->
 ``atom``/``red``, ``cuda.shfl_down_sync`` -> ``shfl.sync.down``); ``math`` functions on float32 use the
 SFU approximations as nvcc's fast paths do (the interpreter computes them correctly rounded); device
-functions are inlined with their own variable scope.
+functions are inlined: their body is lowered in a new :class:`~.scope.Scope` binding the parameters to the
+argument values; a body whose only ``return`` ends it gives that value directly, otherwise each ``return``
+moves its value into one result register and jumps to the end of the inlined body.
 """
 from __future__ import annotations
 
 import ast
 import builtins
 import math
+from typing import Any, Callable
 
 import numpy as np
 
 from . import types as T
-from .expr import ArrayVal, CudaRef, Py, TupleVal, is_value
-from .ir import Const
+from .expr import ArrayVal, CudaRef, Lowered, Py, TupleVal, is_value
+from .ir import Const, Reg, Value
+from .scope import Scope
+from .source import Source
 
 LOG2E, LN2 = 1.4426950408889634, 0.6931471805599453
 _ATOMIC_OPS = {"add": "add", "sub": "add", "max": "max", "min": "min", "exch": "exch", "inc": "inc", "dec": "dec",
@@ -42,7 +47,7 @@ SUPPORTED_CUDA = ("grid, gridsize, syncthreads, syncthreads_count/and/or, syncwa
                   "const.array_like, popc, brev, clz, ffs, fma")
 
 
-def dtype_of(obj):
+def dtype_of(obj: object) -> str | None:
     """The scalar type a dtype-like object names (np.float32, numba.float32, 'float32', int, float...)."""
     if obj is builtins.int:
         return "i64"
@@ -62,7 +67,7 @@ def dtype_of(obj):
 class Calls:
     """Mixin for the lowerer (calls)."""
 
-    def e_Call(self, node, statement=False):
+    def e_Call(self, node: ast.Call, statement: bool = False) -> Lowered:
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.error(node, "*args in calls are not supported")
         f = self.expr(node.func)
@@ -95,7 +100,7 @@ class Calls:
                          "casts, min/max/abs/round/len, math functions, cuda intrinsics, device functions")
 
     # ------------------------------------------------------------------ builtins and math
-    def builtin_call(self, name, node):
+    def builtin_call(self, name: str, node: ast.Call) -> Value:
         if node.keywords:
             raise self.error(node, f"{name}() keyword arguments are not supported")
         if name == "len":
@@ -136,7 +141,7 @@ class Calls:
             return Const(int(np.rint(v.value)), "i64")
         return self.b.op(f"cvt.rni.s64.{v.t}", "i64", self.opnd(v))
 
-    def math_call(self, name, args, node):
+    def math_call(self, name: str, args: list[Value], node: ast.AST) -> Value:
         if name in ("isnan", "isinf", "isfinite"):
             v = args[0]
             if not T.is_float(v.t):
@@ -167,11 +172,11 @@ class Calls:
                              f"math.{name} on float32 values (np.float32(x))")
         return self.sfu(name, [self.reg_of(a).name for a in args])
 
-    def sfu(self, name, x):
+    def sfu(self, name: str, x: list[str]) -> Reg:
         """float32 transcendental functions from ex2/lg2/sin/cos.approx (nvcc's fast-math sequences)."""
         b = self.b
 
-        def f(v):
+        def f(v: float) -> str:
             return self.opnd(Const(v, "f32"))
         if name in ("exp", "exp2", "expm1"):
             s = x[0] if name == "exp2" else b.op("mul.f32", "f32", x[0], f(LOG2E)).name
@@ -207,7 +212,7 @@ class Calls:
         raise RuntimeError(f"math.{name} is not supported")
 
     # ------------------------------------------------------------------ cuda intrinsics
-    def cuda_call(self, name, node, statement):
+    def cuda_call(self, name: str, node: ast.Call, statement: bool) -> Lowered:
         variant = _VARIANTS.get(name)
         if variant is not None:
             method, arg = variant
@@ -220,14 +225,14 @@ class Calls:
             raise self.error(node, f"cuda.{name}: keyword arguments are not supported", "positional arguments")
         return m(node, statement)
 
-    def args_of(self, node, n_min, n_max=None):
+    def args_of(self, node: ast.Call, n_min: int, n_max: int | None = None) -> list[ast.expr]:
         n_max = n_min if n_max is None else n_max
         if not n_min <= len(node.args) <= n_max:
             what = str(n_min) if n_min == n_max else f"{n_min} to {n_max}"
             raise self.error(node, f"expected {what} argument(s), got {len(node.args)}")
         return node.args
 
-    def const_int(self, node):
+    def const_int(self, node: ast.expr) -> int:
         v = self.value(node, "a constant integer")
         if not isinstance(v, Const) or not T.is_int(v.t):
             raise self.error(node, "expected a constant integer (a literal or a module-level constant)")
@@ -262,7 +267,7 @@ class Calls:
             self.b.vt.clobber("all")
         return Const(0, "i64")
 
-    def cu_syncthreads(self, node, statement):
+    def cu_syncthreads(self, node: ast.Call, statement: bool) -> Const:
         self.args_of(node, 0)
         return self._sync("bar.sync", ["0"])
 
@@ -280,7 +285,7 @@ class Calls:
         self.b.vt.clobber("all")
         return d
 
-    def cu_syncwarp(self, node, statement):
+    def cu_syncwarp(self, node: ast.Call, statement: bool) -> Const:
         args = self.args_of(node, 0, 1)
         mask = self.opnd(self.convert(self.value(args[0]), "u32")) if args else "-1"
         return self._sync("bar.warp.sync", [mask])
@@ -324,7 +329,7 @@ class Calls:
         self.b.emit(f"vote.sync.{mode}.pred", [d], [p.name, m])
         return d
 
-    def cu_activemask(self, node, statement):
+    def cu_activemask(self, node: ast.Call, statement: bool) -> Reg:
         self.args_of(node, 0)
         d = self.b.reg("u32")
         self.b.emit("activemask.b32", [d], [])
@@ -348,7 +353,7 @@ class Calls:
             return self.b.op(f"brev.b{w}", v.t, src)
         return self.b.op(f"{op}.b{w}", "u32", src)
 
-    def cu_fma(self, node, statement):
+    def cu_fma(self, node: ast.Call, statement: bool) -> Reg:
         a, b, c = (self.value(x) for x in self.args_of(node, 3))
         t = T.promote(T.promote(a.t, b.t), c.t)
         if not T.is_float(t):
@@ -398,11 +403,11 @@ class Calls:
             return f"u{T.bits(dtype)}"
         return T.ptx(dtype)
 
-    def cu_atomic_compare_and_swap(self, node, statement):
+    def cu_atomic_compare_and_swap(self, node: ast.Call, statement: bool) -> Value:
         a_node, old, new = self.args_of(node, 3)
         return self._cas(a_node, ast.Constant(0, lineno=node.lineno, col_offset=node.col_offset), old, new, node)
 
-    def cu_atomic_cas(self, node, statement):
+    def cu_atomic_cas(self, node: ast.Call, statement: bool) -> Value:
         a_node, idx, old, new = self.args_of(node, 4)
         return self._cas(a_node, idx, old, new, node)
 
@@ -470,13 +475,13 @@ class Calls:
         self.arrays[key] = a
         return a
 
-    def cu_shared_array(self, node, statement):
+    def cu_shared_array(self, node: ast.Call, statement: bool) -> ArrayVal:
         return self._onchip(node, "shared")
 
-    def cu_local_array(self, node, statement):
+    def cu_local_array(self, node: ast.Call, statement: bool) -> ArrayVal:
         return self._onchip(node, "local")
 
-    def cu_const_array_like(self, node, statement):
+    def cu_const_array_like(self, node: ast.Call, statement: bool) -> ArrayVal:
         (arr_n,) = self.args_of(node, 1)
         v = self.expr(arr_n)
         if not (isinstance(v, Py) and isinstance(v.obj, np.ndarray)):
@@ -494,9 +499,7 @@ class Calls:
         return self.arrays[key]
 
     # ------------------------------------------------------------------ device functions
-    def inline(self, fn, node):
-        from .lower import Scope
-        from .source import Source
+    def inline(self, fn: Callable[..., Any], node: ast.Call) -> Lowered:
         if node.keywords:
             raise self.error(node, "keyword arguments to device functions are not supported")
         if self.inline_depth > 16:

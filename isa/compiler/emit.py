@@ -8,7 +8,7 @@ from __future__ import annotations
 from .ir import VREG, Ins, Label, Mem
 
 
-def operand(x) -> str:
+def operand(x: str | Mem) -> str:
     if isinstance(x, Mem):
         return x.text()
     return str(x)
@@ -26,7 +26,8 @@ def instruction(ins: Ins) -> str:
     return f"{g}{ins.op} {', '.join(ops)};" if ops else f"{g}{ins.op};"
 
 
-def ptx_text(name, params, shared_vars, files, prologue, body) -> str:
+def ptx_text(name: str, params: list[tuple[str, str]], shared_vars: list[tuple], files: dict[str, int],
+             prologue: list, body: list) -> str:
     """The module text: header, on-chip arrays, the entry with its parameters, registers and body."""
     out = [".version 8.0", ".target sm_90", ".address_size 64", ""]
     for path, idx in sorted(files.items(), key=lambda kv: kv[1]):

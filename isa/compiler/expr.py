@@ -10,13 +10,15 @@ addresses, global arrays 64-bit ones.
 from __future__ import annotations
 
 import ast
+import builtins
 import operator
 from dataclasses import dataclass
+from typing import Any, Union
 
 import numpy as np
 
 from . import types as T
-from .ir import Const, Mem, Off, Reg
+from .ir import Const, Mem, Off, Reg, Value
 from .values import pow2, wrap
 
 
@@ -27,7 +29,7 @@ class ArrayVal:
     sym: str | None = None          # symbol (shared/local/const arrays)
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         return "array"
 
 
@@ -52,6 +54,9 @@ class ParamRef:
     t: str
 
 
+#: what lowering an expression gives: a value, or a compile-time object
+Lowered = Union[Const, Reg, Off, ArrayVal, TupleVal, Py, CudaRef]
+
 CUDA_MODULES = ("smsim.cuda", "numba.cuda", "numba.cuda.stubs", "numba_cuda.numba.cuda")
 SPECIAL = {f"{a}.{x}": f"%{r}.{x}" for a, r in (("threadIdx", "tid"), ("blockIdx", "ctaid"), ("blockDim", "ntid"),
                                                  ("gridDim", "nctaid")) for x in "xyz"}
@@ -63,7 +68,7 @@ _OPNAME = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv
            ast.MatMult: "@"}
 
 
-def is_value(v) -> bool:
+def is_value(v: object) -> bool:
     return isinstance(v, (Const, Reg, Off))
 
 
@@ -71,7 +76,7 @@ class Expr:
     """Mixin for the lowerer (expressions)."""
 
     # ------------------------------------------------------------------ dispatch
-    def expr(self, node, statement=False):
+    def expr(self, node: ast.AST, statement: bool = False) -> Lowered:
         m = getattr(self, "e_" + type(node).__name__, None)
         if m is None:
             raise self.error(node, f"{type(node).__name__} expressions are not supported in kernels",
@@ -81,7 +86,7 @@ class Expr:
             return m(node, statement)
         return m(node)
 
-    def value(self, node, what="a number"):
+    def value(self, node: ast.AST, what: str = "a number") -> Value:
         v = self.expr(node)
         if isinstance(v, Py):
             v = self.py_value(v.obj, node)
@@ -89,7 +94,7 @@ class Expr:
             raise self.error(node, f"expected {what} here, got {self.describe(v)}")
         return v
 
-    def describe(self, v):
+    def describe(self, v: object) -> str:
         if isinstance(v, ArrayVal):
             return f"an {v.t}"
         if isinstance(v, TupleVal):
@@ -100,7 +105,7 @@ class Expr:
             return f"the Python object {v.obj!r}"
         return "a value"
 
-    def e_Constant(self, node):
+    def e_Constant(self, node: ast.Constant) -> Const:
         v = node.value
         if isinstance(v, bool):
             return Const(v, "b1")
@@ -114,7 +119,7 @@ class Expr:
             return Const(v, "f64")
         raise self.error(node, f"{type(v).__name__} constants are not supported in kernels", "numbers")
 
-    def py_value(self, obj, node):
+    def py_value(self, obj: object, node: ast.AST) -> Const | TupleVal | CudaRef | Py:
         """A Python object from the globals as a compile-time value."""
         if isinstance(obj, (bool, np.bool_)):
             return Const(bool(obj), "b1")
@@ -132,10 +137,10 @@ class Expr:
         return Py(obj)
 
     # ------------------------------------------------------------------ names
-    def e_Name(self, node):
+    def e_Name(self, node: ast.Name) -> Lowered:
         return self.name_value(node.id, node)
 
-    def name_value(self, name, node):
+    def name_value(self, name: str, node: ast.AST) -> Lowered:
         env = self.scope.env
         if name in env:
             v = env[name]
@@ -148,35 +153,34 @@ class Expr:
             raise self.error(node, f"variable '{name}' is used before it is assigned (on this path)")
         return self.py_value(self.lookup_global(name, node), node)
 
-    def lookup_global(self, name, node):
+    def lookup_global(self, name: str, node: ast.AST) -> Any:
         g = self.scope.func.__globals__
         if name in g:
             return g[name]
         closure = self.scope.src.closure
         if name in closure:
             return closure[name]
-        import builtins
         if hasattr(builtins, name):
             return getattr(builtins, name)
         raise self.error(node, f"name '{name}' is not defined")
 
-    def param_value(self, name, t):
+    def param_value(self, name: str, t: str | T.ArrayT) -> ArrayVal | ParamRef:
         if isinstance(t, T.ArrayT):
             return ArrayVal(t, param=name)
         return ParamRef(name, t)
 
-    def resolved(self, v):
+    def resolved(self, v: Any) -> Any:
         """``v`` with a not-yet-loaded scalar parameter loaded (in the prologue)."""
         return self.load_param(v) if isinstance(v, ParamRef) else v
 
-    def load_param(self, p: ParamRef):
+    def load_param(self, p: ParamRef) -> Reg:
         if p.t == "b1":
             r = self.b.entry(("param", p.name), "u32", "ld.param.u8", [Mem(f"p_{p.name}")])
             return self.b.entry(("param?", p.name), "b1", "setp.ne.s32", [r.name, "0"])
         return self.b.entry(("param", p.name), p.t, f"ld.param.{T.mem(p.t)}", [Mem(f"p_{p.name}")])
 
     # ------------------------------------------------------------------ attributes
-    def e_Attribute(self, node):
+    def e_Attribute(self, node: ast.Attribute) -> Lowered:
         base = self.expr(node.value)
         attr = node.attr
         if isinstance(base, CudaRef):
@@ -204,7 +208,7 @@ class Expr:
         raise self.error(node, f"unknown attribute '{attr}' of {self.describe(base)}",
                          "arrays have .shape, .size and .ndim")
 
-    def array_attr(self, a: ArrayVal, attr, node):
+    def array_attr(self, a: ArrayVal, attr: str, node: ast.AST) -> TupleVal | Value:
         if attr == "shape":
             return TupleVal(tuple(self.dim(a, i) for i in range(a.t.ndim)))
         if attr == "ndim":
@@ -216,7 +220,7 @@ class Expr:
             return v
         raise self.error(node, f"unknown attribute '{attr}' of an array", "arrays have .shape, .size and .ndim")
 
-    def dim(self, a: ArrayVal, i: int):
+    def dim(self, a: ArrayVal, i: int) -> Const | Reg:
         if a.t.shape is not None:
             return Const(a.t.shape[i], "i64")
         if a.param is None:
@@ -224,10 +228,10 @@ class Expr:
         return self.b.entry(("param", f"{a.param}_shape{i}"), "i64", "ld.param.s64", [Mem(f"p_{a.param}_shape{i}")])
 
     # ------------------------------------------------------------------ tuples and subscripts
-    def e_Tuple(self, node):
+    def e_Tuple(self, node: ast.Tuple) -> TupleVal:
         return TupleVal(tuple(self.expr(e) for e in node.elts))
 
-    def unpack(self, v, n, node):
+    def unpack(self, v: Lowered, n: int, node: ast.AST) -> tuple:
         if isinstance(v, Py) and isinstance(v.obj, tuple):
             v = self.py_value(v.obj, node)
         if not isinstance(v, TupleVal):
@@ -237,7 +241,7 @@ class Expr:
             raise self.error(node, f"cannot unpack {len(v.items)} values into {n} variables")
         return v.items
 
-    def e_Subscript(self, node):
+    def e_Subscript(self, node: ast.Subscript) -> Lowered:
         base = self.expr(node.value)
         if isinstance(base, TupleVal):
             k = self.value(node.slice, "a constant index")
@@ -249,7 +253,7 @@ class Expr:
         _, space, mem, dtype = self.element(node, base)
         return self.load_element(space, mem, dtype)
 
-    def element(self, node, base=None):
+    def element(self, node: ast.Subscript, base: Lowered | None = None) -> tuple[ArrayVal, str, Mem, str]:
         """(array, space, address operand, element type) of ``a[i, j, ...]``."""
         a = self.expr(node.value) if base is None else base
         if not isinstance(a, ArrayVal):
@@ -292,12 +296,12 @@ class Expr:
             mem = Mem(addr.name)
         return a, a.t.space, mem, a.t.dtype
 
-    def dim_or_none(self, a, k):
+    def dim_or_none(self, a: ArrayVal, k: int) -> Const | Reg | None:
         if a.t.shape is None and a.param is None:
             return None                       # dynamic shared memory: no length to wrap around
         return self.dim(a, k)
 
-    def wraparound(self, v, dim):
+    def wraparound(self, v: Value, dim: Value | None) -> Value:
         """numba's negative-index rule: ``i + (dim if i < 0 else 0)`` as ``i + (dim & (i >> 63))``."""
         if dim is None:
             return v
@@ -306,19 +310,19 @@ class Expr:
         m = self.b.op("and.b64", "i64", sign.name, self.opnd(dim))
         return self.b.op("add.s64", "i64", m.name, r.name)
 
-    def load_element(self, space, mem, dtype):
+    def load_element(self, space: str, mem: Mem, dtype: str) -> Reg:
         if dtype == "b1":
             r = self.b.load(space, "u8", "u32", mem)
             return self.b.op("setp.ne.s32", "b1", r.name, "0")
         return self.b.load(space, T.mem(dtype), dtype, mem)
 
-    def store_item(self, node, v):
+    def store_item(self, node: ast.Subscript, v: Lowered) -> None:
         a, space, mem, dtype = self.element(node)
         if not is_value(v):
             v = self.value(node, "a number to store")
         self.write_element(space, mem, dtype, v, a)
 
-    def write_element(self, space, mem, dtype, v, a):
+    def write_element(self, space: str, mem: Mem, dtype: str, v: Value, a: ArrayVal) -> None:
         if space == "const":
             raise RuntimeError("const arrays are read-only")
         v = self.convert(v, dtype)
@@ -331,10 +335,10 @@ class Expr:
         self.b.vt.clobber(space)
 
     # ------------------------------------------------------------------ operators
-    def e_BinOp(self, node):
+    def e_BinOp(self, node: ast.BinOp) -> Value:
         return self.binop(node.op, self.value(node.left), self.value(node.right), node)
 
-    def binop(self, op, a, b, node):
+    def binop(self, op: ast.operator, a: Value, b: Value, node: ast.AST) -> Value:
         kind = type(op)
         if kind is ast.MatMult:
             raise self.error(node, "the @ operator is not supported", "write the loops")
@@ -356,7 +360,7 @@ class Expr:
             return self.int_binop(kind, a, b, t, node)
         return self.float_binop(kind, a, b, t)
 
-    def int_binop(self, kind, a, b, t, node):
+    def int_binop(self, kind: type, a: Value, b: Value, t: str, node: ast.AST | None) -> Value:
         if kind is ast.Add:
             return self.iadd(a, b, t)
         if kind is ast.Sub:
@@ -372,7 +376,7 @@ class Expr:
         x, y = sorted((self.opnd(a), self.opnd(b)))
         return self.b.op(f"{name}.b{T.bits(t)}", t, x, y)
 
-    def floordiv_mod(self, is_div, a, b, t):
+    def floordiv_mod(self, is_div: bool, a: Value, b: Value, t: str) -> Value:
         if isinstance(a, Const) and isinstance(b, Const):
             if b.value == 0:
                 return Const(0, t)
@@ -398,7 +402,7 @@ class Expr:
             return self.b.op(f"sub.{pt}", t, q.name, self.b.op(f"selp.{pt}", t, "1", "0", fix.name).name)
         return self.b.op(f"add.{pt}", t, r.name, self.b.op(f"selp.{pt}", t, self.opnd(b), "0", fix.name).name)
 
-    def shift(self, left, a, b, t):
+    def shift(self, left: bool, a: Value, b: Value, t: str) -> Value:
         if isinstance(a, Const) and isinstance(b, Const):
             n = b.value
             if n < 0 or n >= T.bits(t):
@@ -411,7 +415,7 @@ class Expr:
             return self.b.op(f"shl.b{T.bits(t)}", t, self.opnd(a), self.opnd(amount))
         return self.b.op(f"shr.{'s' if T.is_signed(t) else 'u'}{T.bits(t)}", t, self.opnd(a), self.opnd(amount))
 
-    def float_binop(self, kind, a, b, t):
+    def float_binop(self, kind: type, a: Value, b: Value, t: str) -> Value:
         if isinstance(a, Const) and isinstance(b, Const):
             x, y = T.np_dtype(t).type(a.value), T.np_dtype(t).type(b.value)
             with np.errstate(all="ignore"):
@@ -433,7 +437,7 @@ class Expr:
         nq = self.b.op(f"neg.{t}", t, fq.name)
         return self.b.op(f"fma.rn.{t}", t, nq.name, self.opnd(b), self.opnd(a))
 
-    def power(self, a, b, node):
+    def power(self, a: Value, b: Value, node: ast.AST) -> Value:
         if isinstance(b, Const) and T.is_int(b.t) and 0 <= b.value <= 64:
             t = T.widen(a.t) if T.is_int(a.t) or a.t == "b1" else a.t
             base, out, n = self.convert(a, t), Const(1, t) if T.is_int(t) else Const(1.0, t), int(b.value)
@@ -450,7 +454,7 @@ class Expr:
                              "a loop, or float operands")
         return self.math_call("pow", [self.convert(a, t), self.convert(b, t)], node)
 
-    def e_UnaryOp(self, node):
+    def e_UnaryOp(self, node: ast.UnaryOp) -> Value:
         if isinstance(node.op, ast.Not):
             return self.pred_not(self.cond(node.operand))
         v = self.value(node.operand)
@@ -471,7 +475,7 @@ class Expr:
         return self.b.op(f"not.b{T.bits(t)}", t, self.opnd(v))
 
     # ------------------------------------------------------------------ comparisons and conditions
-    def compare(self, op, a, b, t=None):
+    def compare(self, op: str, a: Value, b: Value, t: str | None = None) -> Const | Reg:
         t = t or (T.promote(a.t, b.t) if a.t != b.t else a.t)
         if t == "b1" and op not in ("eq", "ne"):
             t = "i32"
@@ -485,10 +489,10 @@ class Expr:
             op = "neu"
         return self.b.op(f"setp.{op}.{T.ptx(t)}", "b1", self.opnd(a), self.opnd(b))
 
-    def e_Compare(self, node):
+    def e_Compare(self, node: ast.Compare) -> Const | Reg:
         return self.cond(node)
 
-    def cond(self, node):
+    def cond(self, node: ast.expr) -> Const | Reg:
         """A predicate (or a compile-time bool) for a condition."""
         if isinstance(node, ast.Compare):
             left = self.value(node.left)
@@ -509,12 +513,12 @@ class Expr:
         v = self.value(node)
         return self.convert(v, "b1")
 
-    def pred_not(self, p):
+    def pred_not(self, p: Const | Reg) -> Const | Reg:
         if isinstance(p, Const):
             return Const(not p.value, "b1")
         return self.b.op("not.pred", "b1", p.name)
 
-    def pred_logic(self, op, a, b):
+    def pred_logic(self, op: str, a: Const | Reg, b: Const | Reg) -> Const | Reg:
         if isinstance(a, Const) or isinstance(b, Const):
             c, o = (a, b) if isinstance(a, Const) else (b, a)
             if op == "and":
@@ -525,7 +529,7 @@ class Expr:
         x, y = sorted((a.name, b.name))
         return self.b.op(f"{op}.pred", "b1", x, y)
 
-    def boolop(self, node):
+    def boolop(self, node: ast.BoolOp) -> Const | Reg:
         is_and = isinstance(node.op, ast.And)
         if all(_pure(v) for v in node.values[1:]):
             out = None
@@ -551,10 +555,10 @@ class Expr:
         self.b.vt.restore(snap)
         return out
 
-    def e_BoolOp(self, node):
+    def e_BoolOp(self, node: ast.BoolOp) -> Const | Reg:
         return self.boolop(node)
 
-    def e_IfExp(self, node):
+    def e_IfExp(self, node: ast.IfExp) -> Value:
         c = self.cond(node.test)
         if isinstance(c, Const):
             return self.value(node.body if c.value else node.orelse)

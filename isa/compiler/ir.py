@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, field
+from typing import Any, Iterable, Union
 
 from . import types as T
 
@@ -39,13 +40,17 @@ class Off:
     t: str
 
 
+#: what lowering an arithmetic expression gives: a constant, a register, or a register plus a constant
+Value = Union[Const, Reg, Off]
+
+
 @dataclass(frozen=True)
 class Mem:
     """An address operand ``[base+offset]``: base a register name or a symbol."""
     base: str
     offset: int = 0
 
-    def text(self):
+    def text(self) -> str:
         if not self.offset:
             return f"[{self.base}]"
         return f"[{self.base}{'+' if self.offset > 0 else ''}{self.offset}]"
@@ -67,7 +72,7 @@ class Ins:
         return out
 
     @property
-    def opcode(self):
+    def opcode(self) -> str:
         return self.op.split(".")[0]
 
 
@@ -103,25 +108,25 @@ class ValueTable:
     clobbers (a store, atomic or barrier) drop the loads they may change, also from every snapshot
     restored later."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.map: dict = {}
         self.log: list = []
 
-    def get(self, key):
+    def get(self, key: tuple) -> Any:
         return self.map.get(key)
 
-    def put(self, key, value):
+    def put(self, key: tuple, value: Any) -> None:
         self.map[key] = value
 
-    def snapshot(self):
+    def snapshot(self) -> tuple[dict, int]:
         return dict(self.map), len(self.log)
 
-    def restore(self, snap):
+    def restore(self, snap: tuple[dict, int]) -> None:
         self.map = dict(snap[0])
         for space in self.log[snap[1]:]:
             self._drop(space)
 
-    def clobber(self, space: str):
+    def clobber(self, space: str) -> None:
         self.log.append(space)
         self._drop(space)
 
@@ -134,7 +139,7 @@ class Builder:
     """Emits instructions; owns registers, labels, the prologue (parameter loads and special registers,
     executed once at kernel entry) and the value table."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.body: list = []
         self.prologue: list = []
         self.counts: dict = {}
@@ -155,15 +160,15 @@ class Builder:
         self.nlabels += 1
         return f"$L__{self.nlabels}"
 
-    def place(self, name: str):
+    def place(self, name: str) -> None:
         self.body.append(Label(name))
 
-    def emit(self, op, dsts, srcs, guard=None, into=None):
+    def emit(self, op: str, dsts: list, srcs: Iterable, guard: tuple | None = None, into: list | None = None) -> Ins:
         ins = Ins(op, [d.name if isinstance(d, Reg) else d for d in dsts], list(srcs), guard, self.loc)
         (self.body if into is None else into).append(ins)
         return ins
 
-    def op(self, op: str, t: str, *srcs, pure: bool = True) -> Reg:
+    def op(self, op: str, t: str, *srcs: str, pure: bool = True) -> Reg:
         """``op`` producing a new register of type ``t`` from operand texts ``srcs`` (CSE'd when pure)."""
         key = ("op", op, srcs)
         if pure:
@@ -176,7 +181,7 @@ class Builder:
             self.vt.put(key, d)
         return d
 
-    def load(self, space: str, mtype: str, t: str, addr: Mem, extra="") -> Reg:
+    def load(self, space: str, mtype: str, t: str, addr: Mem, extra: str = "") -> Reg:
         key = ("ld", space, mtype + extra, addr)
         hit = self.vt.get(key)
         if hit is not None and hit.t == t:
@@ -186,7 +191,7 @@ class Builder:
         self.vt.put(key, d)
         return d
 
-    def entry(self, key, t: str, op: str, srcs) -> Reg:
+    def entry(self, key: tuple, t: str, op: str, srcs: list) -> Reg:
         """A value computed once in the prologue (parameters, special registers, symbol addresses)."""
         hit = self.once.get(key)
         if hit is None:

@@ -5,49 +5,34 @@ its current value. Values are SSA-like: an assignment just rebinds the name, so 
 control flow joins (after ``if``/``else``, at a loop head) variables that differ get one merge register,
 with moves at the end of each incoming path (:class:`~.ir.Slot`). Loops are lowered rotated (a guard, the
 body, the condition at the bottom) and loops with a small constant trip count are unrolled, so their
-index arithmetic folds into address offsets, as nvcc/LLVM do. Device functions are inlined. Variable types
+index arithmetic folds into address offsets, as nvcc/LLVM do. Device functions are inlined
+(:meth:`~.calls.Calls.inline`); the function being lowered, its loops and its variables' values are its
+:class:`~.scope.Scope`. Variable types
 follow numba: a variable has one type, the unification of everything assigned to it; a pass that finds a
 wider type than assumed is repeated with the new types (:func:`~isa.compiler.compile_kernel`).
 """
 from __future__ import annotations
 
 import ast
+from typing import Any, Callable
 
+from ..errors import CompileError
 from . import types as T
 from .calls import Calls
 from .expr import ArrayVal, Expr
-from .ir import Builder, Const, Slot
+from .ir import Builder, Const, Reg, Slot, Value
+from .scope import Gone, Loop, Scope
+from .source import Source
 from .values import Arith
 
 UNROLL_MAX_TRIPS = 32
 UNROLL_MAX_NODES = 1500
 
 
-class Scope:
-    """One function being lowered (the kernel or an inlined device function)."""
-
-    def __init__(self, func, source, key, env, ret=None):
-        self.func, self.src, self.key, self.env = func, source, key, env
-        self.ret = ret                 # device function: [result register or None, end label]
-        self.loops: list = []          # innermost last: Loop
-
-
-class Gone:
-    """A name that must not be read any more (a runtime loop's variable after the loop)."""
-
-    def __init__(self, message, hint):
-        self.message, self.hint = message, hint
-
-
-class Loop:
-    """The loop being lowered: its carried registers (and their type keys) and its labels."""
-
-    def __init__(self, regs, cont, exit_, keys):
-        self.regs, self.cont, self.exit, self.keys = regs, cont, exit_, keys
-
-
 class Lowerer(Arith, Expr, Calls):
-    def __init__(self, func, source, var_types, files):
+    """Lowers one kernel (and the device functions it calls) into :attr:`b`, a :class:`~.ir.Builder`."""
+
+    def __init__(self, func: Callable[..., Any], source: Source, var_types: dict, files: dict) -> None:
         self.b = Builder()
         self.var_types = var_types
         self.changed = False
@@ -59,19 +44,19 @@ class Lowerer(Arith, Expr, Calls):
         self.scope = Scope(func, source, (func, None), {})
 
     # ------------------------------------------------------------------ errors and locations
-    def error(self, node, message, hint=""):
+    def error(self, node: ast.AST, message: str, hint: str = "") -> CompileError:
         return self.scope.src.error(node, message, hint)
 
-    def at(self, node):
+    def at(self, node: ast.AST) -> None:
         if hasattr(node, "lineno"):
             line, col = self.scope.src.position(node)
             self.b.loc = (self.files.setdefault(self.scope.src.file, len(self.files) + 1), line, col)
 
     # ------------------------------------------------------------------ variables
-    def var_type(self, name):
+    def var_type(self, name: str) -> str | None:
         return self.var_types.get((self.scope.key, name))
 
-    def assign_var(self, name, v, node):
+    def assign_var(self, name: str, v: Any, node: ast.AST) -> None:
         """Bind ``name`` to ``v``. Like numba's SSA form, each assignment has its own type; types are
         unified only where paths meet (:meth:`join`, loop registers)."""
         old = self.scope.env.get(name)
@@ -83,7 +68,7 @@ class Lowerer(Arith, Expr, Calls):
             raise self.error(node, f"cannot assign {self.describe(v)} to a variable")
         self.scope.env[name] = v
 
-    def widen_to(self, key, t):
+    def widen_to(self, key: tuple, t: str) -> str:
         """Record that the register for ``key`` needs type ``t`` (another pass uses it)."""
         old = self.var_types.get(key)
         u = T.unify(old, t)
@@ -95,7 +80,7 @@ class Lowerer(Arith, Expr, Calls):
         return u
 
     # ------------------------------------------------------------------ statements
-    def block(self, stmts):
+    def block(self, stmts: list[ast.stmt]) -> bool:
         """Lower a statement list; returns False when control cannot fall out of it."""
         for s in stmts:
             if self.scope.env is None:
@@ -103,7 +88,7 @@ class Lowerer(Arith, Expr, Calls):
             self.stmt(s)
         return self.scope.env is not None
 
-    def stmt(self, node):
+    def stmt(self, node: ast.stmt) -> None:
         self.at(node)
         self.cur_node = node
         m = getattr(self, "s_" + type(node).__name__, None)
@@ -113,27 +98,27 @@ class Lowerer(Arith, Expr, Calls):
                              "return, calls")
         m(node)
 
-    def s_Pass(self, node):
+    def s_Pass(self, node: ast.Pass) -> None:
         """``pass``: nothing to emit."""
 
-    def s_Expr(self, node):
+    def s_Expr(self, node: ast.Expr) -> None:
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return                                        # docstring
         if not isinstance(node.value, ast.Call):
             raise self.error(node, "an expression statement without effect", "assign the result or remove it")
         self.expr(node.value, statement=True)
 
-    def s_Assign(self, node):
+    def s_Assign(self, node: ast.Assign) -> None:
         v = self.expr(node.value)
         for target in node.targets:
             self.store_target(target, v, node)
 
-    def s_AnnAssign(self, node):
+    def s_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is None:
             return
         self.store_target(node.target, self.expr(node.value), node)
 
-    def store_target(self, target, v, node):
+    def store_target(self, target: ast.expr, v: Any, node: ast.AST) -> None:
         if isinstance(target, ast.Name):
             self.assign_var(target.id, v, target)
         elif isinstance(target, ast.Subscript):
@@ -146,7 +131,7 @@ class Lowerer(Arith, Expr, Calls):
             raise self.error(target, f"cannot assign to {type(target).__name__}",
                              "assign to a variable, an array element or a tuple of variables")
 
-    def s_AugAssign(self, node):
+    def s_AugAssign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Name):
             cur = self.name_value(node.target.id, node.target)
             self.assign_var(node.target.id, self.binop(node.op, cur, self.expr(node.value), node), node.target)
@@ -157,7 +142,7 @@ class Lowerer(Arith, Expr, Calls):
         else:
             raise self.error(node, "augmented assignment needs a variable or an array element")
 
-    def s_Return(self, node):
+    def s_Return(self, node: ast.Return) -> None:
         sc = self.scope
         if sc.ret is None:
             if node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value is None):
@@ -174,14 +159,14 @@ class Lowerer(Arith, Expr, Calls):
         self.b.emit("bra", [], [label])
         sc.env = None
 
-    def s_If(self, node):
+    def s_If(self, node: ast.If) -> None:
         c = self.cond(node.test)
         if isinstance(c, Const):                       # decided at compile time: lower one side only
             self.block(node.body if c.value else node.orelse)
             return
         self.branch(c, lambda: self.block(node.body), (lambda: self.block(node.orelse)) if node.orelse else None)
 
-    def branch(self, p, then, otherwise):
+    def branch(self, p: Reg, then: Callable[[], Any], otherwise: Callable[[], Any] | None) -> None:
         """``if p: then() else: otherwise()`` with the variables merged after it."""
         b = self.b
         l_else, l_end = b.label(), b.label()
@@ -205,7 +190,7 @@ class Lowerer(Arith, Expr, Calls):
         b.vt.restore(snap)
         self.scope.env = self.join([(env_a, slot_a), (env_b, slot_b)])
 
-    def join(self, paths):
+    def join(self, paths: list[tuple[dict | None, Slot]]) -> dict | None:
         """The environment after paths meet: differing variables get a merge register, filled by moves in
         each path's slot."""
         live = [(e, s) for e, s in paths if e is not None]
@@ -235,7 +220,7 @@ class Lowerer(Arith, Expr, Calls):
             out[name] = m
         return out
 
-    def move_into(self, slot, reg, v):
+    def move_into(self, slot: Slot, reg: Reg, v: Value) -> None:
         """Append to ``slot`` the instructions setting ``reg`` to ``v`` (converted to its type)."""
         save, self.b.body = self.b.body, slot.moves
         try:
@@ -252,12 +237,12 @@ class Lowerer(Arith, Expr, Calls):
             self.b.body = save
 
     # ------------------------------------------------------------------ loops
-    def s_While(self, node):
+    def s_While(self, node: ast.While) -> None:
         if node.orelse:
             raise self.error(node, "while ... else is not supported", "a flag variable")
         self.loop(node.body, lambda: self.cond(node.test), None, node)
 
-    def s_For(self, node):
+    def s_For(self, node: ast.For) -> None:
         if node.orelse:
             raise self.error(node, "for ... else is not supported", "a flag variable")
         it = node.iter
@@ -284,7 +269,7 @@ class Lowerer(Arith, Expr, Calls):
             return
         self.assign_var(var, start, node.target)
 
-        def test():
+        def test() -> Const | Reg:
             i = self.scope.env[var]
             if isinstance(step, Const) or self.positive(step):
                 return self.compare("lt" if not isinstance(step, Const) or step.value > 0 else "gt", i, stop, t)
@@ -295,7 +280,7 @@ class Lowerer(Arith, Expr, Calls):
             c = self.b.op("and.pred", "b1", nup.name, gt.name)
             return self.b.op("or.pred", "b1", a.name, c.name)
 
-        def increment():
+        def increment() -> None:
             self.scope.env[var] = self.iadd(self.scope.env[var], step, t)
         counting_up = self.nonneg(start) and (isinstance(step, Const) and step.value > 0 or self.positive(step))
         self.loop(node.body, test, increment, node, induction=var, counting_up=counting_up)
@@ -303,7 +288,7 @@ class Lowerer(Arith, Expr, Calls):
             self.scope.env[var] = Gone(f"the loop variable '{var}' is not available after its loop",
                                        "copy it into another variable inside the loop")
 
-    def try_unroll(self, node, var, start, stop, step, t) -> bool:
+    def try_unroll(self, node: ast.For, var: str, start: Value, stop: Value, step: Value, t: str) -> bool:
         if not all(isinstance(v, Const) for v in (start, stop, step)):
             return False
         trips = len(range(start.value, stop.value, step.value))
@@ -319,7 +304,8 @@ class Lowerer(Arith, Expr, Calls):
             self.block(node.body)
         return True
 
-    def loop(self, body, test, increment, node, induction=None, counting_up=False):
+    def loop(self, body: list[ast.stmt], test: Callable[[], Const | Reg], increment: Callable[[], None] | None,
+             node: ast.AST, induction: str | None = None, counting_up: bool = False) -> None:
         """A rotated loop: ``if test: do { body; increment } while (test)``."""
         b, sc = self.b, self.scope
         assigned = set()
@@ -387,7 +373,7 @@ class Lowerer(Arith, Expr, Calls):
         for space in clobbers:
             b.vt.clobber(space)
 
-    def back_edge(self, lp):
+    def back_edge(self, lp: Loop) -> None:
         """Moves making the loop registers hold this path's values (end of body, continue, break)."""
         s = Slot()
         self.b.body.append(s)
@@ -397,13 +383,13 @@ class Lowerer(Arith, Expr, Calls):
                 self.widen_to(lp.keys[name], v.t)
                 self.move_into(s, r, v)
 
-    def s_Break(self, node):
+    def s_Break(self, node: ast.Break) -> None:
         self.leave_loop(node, "break", "exit")
 
-    def s_Continue(self, node):
+    def s_Continue(self, node: ast.Continue) -> None:
         self.leave_loop(node, "continue", "cont")
 
-    def leave_loop(self, node, what, label):
+    def leave_loop(self, node: ast.AST, what: str, label: str) -> None:
         """``break``/``continue``: this path's values into the loop registers, then a jump."""
         if not self.scope.loops:
             raise self.error(node, f"{what} outside a loop")
@@ -413,7 +399,7 @@ class Lowerer(Arith, Expr, Calls):
         self.scope.env = None
 
     # ------------------------------------------------------------------ the kernel
-    def lower_kernel(self, fdef, params):
+    def lower_kernel(self, fdef: ast.FunctionDef, params: list[tuple[str, str | T.ArrayT]]) -> None:
         """Lower the kernel body; ``params``: (name, type) per Python argument."""
         env = self.scope.env
         for name, t in params:
@@ -434,7 +420,7 @@ def _assigned(node) -> set:
 
 def _has(stmts, kinds) -> bool:
     """Whether ``stmts`` hold a statement of ``kinds`` belonging to this loop (not to a nested one)."""
-    def walk(nodes):
+    def walk(nodes: list) -> bool:
         for n in nodes:
             if isinstance(n, kinds):
                 return True

@@ -1,10 +1,12 @@
 """Clean-up passes over the lowered instruction list, as a register allocator and peephole optimizer would.
 
-In order: merge moves are put in place (:class:`~.ir.Slot`); copies are coalesced (a value computed only to
-be moved into a variable's register is computed there directly) and propagated; ``mul`` + ``add`` of
-floats contract to ``fma`` (nvcc's default ``-fmad=true``; numba-cuda's NVVM does the same); unused pure
-instructions are removed; branches to the next instruction are dropped; and a branch over at most
-:data:`PREDICATE_MAX` simple instructions becomes those instructions under a guard predicate.
+Life of the code in :func:`optimize`: merge moves are put in place (:class:`~.ir.Slot`); then, three times
+over the prologue and body together, copies are propagated and coalesced (a value computed only to be
+moved into a variable's register is computed there directly), ``mul`` + ``add`` of floats contract to
+``fma`` (nvcc's default ``-fmad=true``; numba-cuda's NVVM does the same) and unused pure instructions are
+removed. Last, in the body only, unconditional branches to the next instruction are dropped, a branch over
+at most :data:`PREDICATE_MAX` simple instructions becomes those instructions under a guard predicate, and
+branches to the next instruction are dropped once more.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from .ir import SIDE_EFFECTS, VREG, Ins, Label, Mem, Slot
 PREDICATE_MAX = 4
 
 
-def flatten(body) -> list:
+def flatten(body: list) -> list:
     out = []
     for x in body:
         if isinstance(x, Slot):
@@ -47,7 +49,7 @@ def _rename_uses(ins, old, new):
         ins.guard = (new, ins.guard[1])
 
 
-def coalesce(code) -> list:
+def coalesce(code: list) -> list:
     """``T = op ...; mov M, T`` -> ``M = op ...`` when T is used only there and M is untouched between."""
     defs, uses = _counts(code)
     drop = set()
@@ -70,7 +72,7 @@ def coalesce(code) -> list:
     return [x for k, x in enumerate(code) if k not in drop]
 
 
-def propagate(code) -> list:
+def propagate(code: list) -> list:
     """``mov T2, T1`` with both defined once: uses of T2 read T1."""
     defs, _ = _counts(code)
     alias = {}
@@ -91,7 +93,7 @@ def propagate(code) -> list:
     return out
 
 
-def contract(code) -> list:
+def contract(code: list) -> list:
     """float ``mul`` feeding one ``add`` -> ``fma.rn``."""
     defs, uses = _counts(code)
     where = {ins.dsts[0]: k for k, ins in enumerate(code) if isinstance(ins, Ins) and ins.dsts and
@@ -116,7 +118,7 @@ def contract(code) -> list:
     return [x for k, x in enumerate(code) if k not in drop]
 
 
-def dce(code) -> list:
+def dce(code: list) -> list:
     while True:
         _, uses = _counts(code)
         out = [x for x in code if not (isinstance(x, Ins) and x.dsts and x.opcode not in SIDE_EFFECTS
@@ -126,7 +128,7 @@ def dce(code) -> list:
         code = out
 
 
-def jumps(code) -> list:
+def jumps(code: list) -> list:
     """Drop ``bra L`` when L comes next (only labels between)."""
     out = []
     for k, ins in enumerate(code):
@@ -142,7 +144,7 @@ def jumps(code) -> list:
     return out
 
 
-def predicate(code) -> list:
+def predicate(code: list) -> list:
     """``@!p bra L; a; b; L:`` -> ``@p a; @p b`` for short, simple bodies."""
     out, k = [], 0
     while k < len(code):
@@ -167,7 +169,7 @@ def predicate(code) -> list:
     return out
 
 
-def optimize(prologue, body):
+def optimize(prologue: list, body: list) -> tuple[list, list]:
     code = flatten(body)
     whole = prologue + code
     for _ in range(3):

@@ -1,17 +1,27 @@
-"""A Python function's source: its AST, the file and line it came from, and errors pointing into it."""
+"""A Python function's source: its AST, the file and line it came from, and errors pointing into it.
+
+Life of a source: :meth:`Source.of` reads a function's source once (cached per function), dedents and
+parses it and keeps its first function definition, the names it assigns, the names it declares
+``global`` and its closure's values. The lowerer asks :meth:`Source.position` where an AST node is in the
+file (for ``.loc`` lines) and :meth:`Source.error` for a :class:`~isa.errors.CompileError` showing the
+source line with a caret under the column.
+"""
 from __future__ import annotations
 
 import ast
 import inspect
 import textwrap
+from typing import Any, Callable
 
 from ..errors import CompileError
 
 
 class Source:
+    """The parsed source of one Python function (kernel or device function), read once per function."""
+
     _cache: dict = {}
 
-    def __init__(self, fn):
+    def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         try:
             lines, first = inspect.getsourcelines(fn)
@@ -43,17 +53,17 @@ class Source:
             self.closure = {name: c.cell_contents for name, c in zip(fn.__code__.co_freevars, fn.__closure__)}
 
     @classmethod
-    def of(cls, fn):
+    def of(cls, fn: Callable[..., Any]) -> Source:
         src = cls._cache.get(fn)
         if src is None:
             src = cls._cache[fn] = cls(fn)
         return src
 
-    def position(self, node) -> tuple:
+    def position(self, node: ast.AST) -> tuple[int, int]:
         """(line in the file, 1-based column) of an AST node."""
         return self.first + node.lineno - 1, node.col_offset + 1 + self.indent
 
-    def error(self, node, message, hint="") -> CompileError:
+    def error(self, node: ast.AST, message: str, hint: str = "") -> CompileError:
         line, col = self.position(node) if hasattr(node, "lineno") else (self.first, 1)
         k = line - self.first
         text = self.lines[k] if 0 <= k < len(self.lines) else ""

@@ -10,6 +10,7 @@ literals float64 (``float32 * 2.0 -> float64``, as in numba).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Union
 
 import numpy as np
 
@@ -40,11 +41,15 @@ class TupleT:
         return "tuple(" + ", ".join(map(str, self.items)) + ")"
 
 
+#: a compiler type: a scalar's short name, an array or a tuple
+Type = Union[str, ArrayT, TupleT]
+
+
 def np_dtype(t: str) -> np.dtype:
     return np.dtype(_NP[t])
 
 
-def from_numpy(dt) -> str | None:
+def from_numpy(dt: object) -> str | None:
     """The scalar type of a numpy dtype (or scalar type), or None when unsupported."""
     try:
         return _FROM_NP.get(np.dtype(dt))
@@ -52,19 +57,19 @@ def from_numpy(dt) -> str | None:
         return None
 
 
-def numpy_name(t) -> str:
+def numpy_name(t: object) -> str:
     return np_dtype(t).name if isinstance(t, str) and t in _NP else str(t)
 
 
-def is_int(t) -> bool:
+def is_int(t: object) -> bool:
     return isinstance(t, str) and t[0] in "iu"
 
 
-def is_float(t) -> bool:
+def is_float(t: object) -> bool:
     return isinstance(t, str) and t[0] == "f"
 
 
-def is_signed(t) -> bool:
+def is_signed(t: str) -> bool:
     return t[0] == "i"
 
 
@@ -98,7 +103,7 @@ def truediv(a: str, b: str) -> str:
     return "f64" if is_int(t) else t
 
 
-def unify(a, b):
+def unify(a: Type | None, b: Type | None) -> Type | None:
     """The type a variable assigned both ``a`` and ``b`` gets (numba unifies to the wider type)."""
     if a is None or a == b:
         return b

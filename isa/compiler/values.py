@@ -6,13 +6,15 @@ Integer semantics are the two's-complement wrap of the value's type; ``//`` and 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import types as T
-from .ir import Const, Off, Reg, literal
+from .ir import Const, Off, Reg, Value, literal
 
 
-def wrap(v, t: str):
+def wrap(v: Any, t: str) -> int | float | bool:
     """A Python number as type ``t`` (integers wrap, floats round to the type)."""
     if t == "b1":
         return bool(v)
@@ -25,7 +27,7 @@ def wrap(v, t: str):
     return v
 
 
-def pow2(c) -> int | None:
+def pow2(c: object) -> int | None:
     """k when ``c`` is a positive integer power of two 2**k."""
     if isinstance(c, (int, np.integer)) and not isinstance(c, bool) and c > 0 and c & (c - 1) == 0:
         return int(c).bit_length() - 1
@@ -36,7 +38,7 @@ class Arith:
     """Mixin for the lowerer: needs ``self.b`` (the Builder)."""
 
     # ------------------------------------------------------------------ registers and operands
-    def nonneg(self, v) -> bool:
+    def nonneg(self, v: Value) -> bool:
         """Whether ``v`` is known to be >= 0 (so an index needs no wraparound, as LLVM would prove)."""
         if isinstance(v, Const):
             return v.value >= 0
@@ -46,16 +48,16 @@ class Arith:
             return v.c >= 0 and v.reg.name in self.b.nonneg
         return v.name in self.b.nonneg
 
-    def positive(self, v) -> bool:
+    def positive(self, v: Value) -> bool:
         """Whether ``v`` is known to be at least 1 (block and grid sizes: loop steps whose sign is known)."""
         return isinstance(v, Reg) and v.name in self.b.positive
 
-    def opnd(self, v) -> str:
+    def opnd(self, v: Value) -> str:
         if isinstance(v, Const):
             return literal(v)
         return self.reg_of(v).name
 
-    def reg_of(self, v) -> Reg:
+    def reg_of(self, v: Value) -> Reg:
         if isinstance(v, Reg):
             return v
         if isinstance(v, Off):
@@ -67,7 +69,7 @@ class Arith:
         return self.b.op(f"mov.{T.ptx(v.t)}", v.t, literal(v))
 
     # ------------------------------------------------------------------ conversions
-    def convert(self, v, t: str):
+    def convert(self, v: Value, t: str) -> Value:
         """``v`` as type ``t`` (numba's implicit and explicit casts)."""
         if v.t == t:
             return v
@@ -123,7 +125,7 @@ class Arith:
         return self.b.op(f"bfe.{'s' if T.is_signed(t) else 'u'}32", t, r.name, "0", str(T.bits(t)))
 
     # ------------------------------------------------------------------ integer arithmetic with offsets
-    def iadd(self, a, b, t: str):
+    def iadd(self, a: Value, b: Value, t: str) -> Value:
         if isinstance(a, Const) and isinstance(b, Const):
             return Const(wrap(a.value + b.value, t), t)
         if isinstance(a, Const):
@@ -140,7 +142,7 @@ class Arith:
         s = self.b.op(f"add.{T.ptx(t)}", t, x, y)
         return Off(s, wrap(ca + cb, t), t) if ca + cb else s
 
-    def isub(self, a, b, t: str):
+    def isub(self, a: Value, b: Value, t: str) -> Value:
         if isinstance(b, Const):
             return self.iadd(a, Const(wrap(-b.value, t), t), t)
         if isinstance(a, Off) and isinstance(b, Off) and a.reg.name == b.reg.name:
@@ -152,7 +154,7 @@ class Arith:
         d = self.b.op(f"sub.{T.ptx(t)}", t, self.opnd(ra), rb.name)
         return self.iadd(d, Const(wrap(ca - cb, t), t), t)
 
-    def imul(self, a, b, t: str):
+    def imul(self, a: Value, b: Value, t: str) -> Value:
         if isinstance(a, Const) and isinstance(b, Const):
             return Const(wrap(a.value * b.value, t), t)
         if isinstance(a, Const):

@@ -2,19 +2,21 @@
 
 Importing this module registers every ALU family. Integer-only families live in :mod:`.alu_int`,
 float-only ones in :mod:`.alu_float`, ``cvt`` in :mod:`.convert`; the families that take both integer and
-float types (``add sub mul mad div rem abs neg min max setp selp mov``) are registered here and dispatch on
-the instruction type.
+float types (``add sub mul mad div abs neg min max setp selp mov``) are registered here and dispatch on
+the instruction type, and so is ``rem``, whose check rejects float types.
 
-Behaviour choices (PTX leaves them open): integer x/0 gives all ones (unsigned) or -1 (signed), x%0 gives
-x, INT_MIN/-1 = INT_MIN and INT_MIN%-1 = 0; float min/max return the non-NaN operand (``.NaN``: NaN) and
-order -0.0 below +0.0; f32 NaN results are canonical (0x7FFFFFFF).
+Behaviour choices (PTX leaves them open): integer x/0 and x%0 give all ones (unsigned) or -1 (signed), as
+measured on an H200; INT_MIN/-1 = INT_MIN and INT_MIN%-1 = 0; float min/max return
+the non-NaN operand (``.NaN``: NaN) and order -0.0 below +0.0; f32 NaN results are canonical (0x7FFFFFFF).
 """
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from ..opcodes import FLOAT_TYPES, OpcodeError, OpFamily, by_type, register, require
-from ..program import Pair, Vec
+from ..program import Instruction, Pair, Vec
 from . import alu_float as fl
 from . import alu_int as it
 from . import convert  # noqa: F401  (registers cvt)
@@ -140,7 +142,7 @@ def _div_unit(ins) -> str:
 def _mixed(int_fn, float_fn):
     """Semantics dispatching on the instruction type (float math under ``np.errstate(all='ignore')``)."""
     @lanewise(quiet=False)
-    def semantics(ins, *srcs):
+    def semantics(ins: Instruction, *srcs: np.ndarray) -> Any:
         if optype(ins) in FLOAT_TYPES:
             with np.errstate(all="ignore"):
                 return float_fn(ins, *srcs)

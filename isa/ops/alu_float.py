@@ -25,12 +25,17 @@ two NaNs give 0x7FFFFFFF (f32) or quiet(b) (f64); ``.NaN`` gives 0x7FFFFFFF if e
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import ptxtypes
 from ..opcodes import OpcodeError, OpFamily, register, require
 from .alu_int import check_unique, lanewise, pick_one
 from .fpexact import MODES, directed64, fma32, fma64, round_odd, round_to, two_prod, two_sum, zero_sign
+
+if TYPE_CHECKING:
+    from ..program import Instruction
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
@@ -42,7 +47,7 @@ RCP_APPROX_NAN64 = np.uint64(0x7FFFFFFF00000000).view(np.float64)
 
 
 # ---------------------------------------------------------------- rounding helpers
-def rounding(ins, default: str = "rn") -> str:
+def rounding(ins: Instruction, default: str = "rn") -> str:
     """The instruction's rounding modifier (.rn .rz .rm .rp), ``default`` when absent."""
     mods = ins.mods
     for m in RND:
@@ -66,12 +71,12 @@ def canon(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def quiet64(x) -> np.ndarray:
+def quiet64(x: np.ndarray) -> np.ndarray:
     """f64 values with the quiet bit (bit 51) set: signalling NaNs become quiet, payload and sign kept."""
     return (np.asarray(x, F64).view(np.uint64) | QUIET_BIT64).view(F64)
 
 
-def nan64(r, *srcs) -> np.ndarray:
+def nan64(r: np.ndarray, *srcs: np.ndarray) -> np.ndarray:
     """f64 NaN propagation of the hardware: NaN lanes of ``r`` take the first NaN among ``srcs`` (listed in
     the hardware's priority order), quieted, or the default NaN 0xFFF8000000000000 when no source is NaN."""
     nan = np.isnan(r)
@@ -88,14 +93,14 @@ def sat01(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, np.minimum(x, x.dtype.type(1)), x.dtype.type(0))
 
 
-def prologue(ins, *xs):
+def prologue(ins: Instruction, *xs: np.ndarray) -> tuple[np.ndarray, ...]:
     """Inputs after ``.ftz`` (flush subnormals to sign-preserving zero)."""
     if "ftz" in ins.mods:
         return tuple(flush(x) for x in xs)
     return xs
 
 
-def epilogue(ins, r, *srcs):
+def epilogue(ins: Instruction, r: np.ndarray, *srcs: np.ndarray) -> np.ndarray:
     """Result after ``.ftz``, ``.sat`` and the NaN rules: f32 canonical, f64 per :func:`nan64` over ``srcs``
     (the operands in the hardware's NaN priority order)."""
     mods = ins.mods
@@ -117,7 +122,7 @@ def _allfinite(*xs):
 
 
 # ---------------------------------------------------------------- exact-ish kernels
-def add_core(a, b, mode: str):
+def add_core(a: np.ndarray, b: np.ndarray, mode: str) -> np.ndarray:
     """a + b rounded once in ``mode`` (a, b already flushed)."""
     if mode == "rn":
         return a + b
@@ -130,7 +135,7 @@ def add_core(a, b, mode: str):
     return zero_sign(r, a, b, mode)
 
 
-def mul_core(a, b, mode: str):
+def mul_core(a: np.ndarray, b: np.ndarray, mode: str) -> np.ndarray:
     """a * b rounded once in ``mode``."""
     if mode == "rn":
         return a * b
@@ -139,7 +144,7 @@ def mul_core(a, b, mode: str):
     return directed64(*two_prod(a, b), mode, _allfinite(a, b))
 
 
-def fma_core(a, b, c, mode: str):
+def fma_core(a: np.ndarray, b: np.ndarray, c: np.ndarray, mode: str) -> np.ndarray:
     """a * b + c with a single rounding (numba kernels, see :mod:`.fpexact`)."""
     kernel = fma32 if a.dtype == F32 else fma64
     a, b, c = (np.ascontiguousarray(x) for x in (a, b, c))      # one compiled signature per dtype
@@ -154,7 +159,7 @@ def _quot_error(a, b, q):
     return np.where(ok, r * np.sign(b), 0.0)
 
 
-def div_core(a, b, mode: str):
+def div_core(a: np.ndarray, b: np.ndarray, mode: str) -> np.ndarray:
     """a / b rounded once in ``mode``."""
     if mode == "rn":
         return a / b
@@ -166,7 +171,7 @@ def div_core(a, b, mode: str):
     return directed64(q, err, mode)
 
 
-def sqrt_core(a, mode: str):
+def sqrt_core(a: np.ndarray, mode: str) -> np.ndarray:
     """sqrt(a) rounded once in ``mode``."""
     if mode == "rn":
         return np.sqrt(a)
@@ -180,31 +185,31 @@ def sqrt_core(a, mode: str):
 
 
 # ---------------------------------------------------------------- float halves of mixed families
-def f_add(ins, a, b):
+def f_add(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Float add with rounding, .ftz, .sat."""
     a, b = prologue(ins, a, b)
     return epilogue(ins, add_core(a, b, rounding(ins)), b, a)
 
 
-def f_sub(ins, a, b):
+def f_sub(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Float subtract with rounding, .ftz, .sat."""
     a, b = prologue(ins, a, b)
     return epilogue(ins, add_core(a, -b, rounding(ins)), b, a)
 
 
-def f_mul(ins, a, b):
+def f_mul(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Float multiply with rounding, .ftz, .sat."""
     a, b = prologue(ins, a, b)
     return epilogue(ins, mul_core(a, b, rounding(ins)), b, a)
 
 
-def f_fma(ins, a, b, c):
+def f_fma(ins: Instruction, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """fma / float mad: a * b + c, one rounding; an f64 NaN comes from b, else c, else a (measured)."""
     a, b, c = prologue(ins, a, b, c)
     return epilogue(ins, fma_core(a, b, c, rounding(ins)), b, c, a)
 
 
-def f_div(ins, a, b):
+def f_div(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """div.approx (a * RN(1/b), the reciprocal flushed to zero below 2^-126 as on hardware, so |b| > 2^126
     gives 0, or NaN for an infinite a), div.full and div.rnd (correctly rounded)."""
     a, b = prologue(ins, a, b)
@@ -215,19 +220,19 @@ def f_div(ins, a, b):
     return epilogue(ins, r, b, a)
 
 
-def f_neg(ins, a):
+def f_neg(ins: Instruction, a: np.ndarray) -> np.ndarray:
     """Float negation (.ftz); a NaN keeps its sign (f32: canonical, f64: quieted)."""
     (a,) = prologue(ins, a)
     return epilogue(ins, -a, a)
 
 
-def f_abs(ins, a):
+def f_abs(ins: Instruction, a: np.ndarray) -> np.ndarray:
     """Float absolute value (.ftz); a NaN keeps its sign (f32: canonical, f64: quieted)."""
     (a,) = prologue(ins, a)
     return epilogue(ins, np.abs(a), a)
 
 
-def f_minmax(ins, a, b):
+def f_minmax(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """PTX min/max: a NaN operand (quiet or signalling) yields the other; two NaNs give NaN (f32 canonical,
     f64 quiet(b)); .NaN: canonical NaN if either is NaN; -0.0 < +0.0.
 

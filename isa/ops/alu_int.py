@@ -11,12 +11,16 @@ lop3 shf``. The integer halves of mixed families (``add``, ``mul``, ``div`` ...)
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from .. import ptxtypes
 from ..opcodes import BIT_TYPES, OpcodeError, OpFamily, register, require
 from . import bitkernels as kernels
+
+if TYPE_CHECKING:
+    from ..program import Instruction
 
 U64 = np.dtype(np.uint64)
 I64 = np.dtype(np.int64)
@@ -47,19 +51,19 @@ def _optype(mods: tuple) -> str:
     return types[-1] if types else ""
 
 
-def optype(ins) -> str:
+def optype(ins: Instruction) -> str:
     """``ins.type``, cached on the modifier tuple (semantics run once per warp instruction)."""
     return _optype(ins.mods)
 
 
-def lanewise(fn=None, quiet: bool = True):
+def lanewise(fn: Callable[..., Any] | None = None, quiet: bool = True) -> Callable[..., Any]:
     """Decorator for semantics: equal-shape array sources (0-d in, 0-d out); ``quiet`` runs ``fn`` under
     ``np.errstate(all='ignore')`` (needed for float math; integer array ops never warn)."""
     if fn is None:
         return lambda f: lanewise(f, quiet)
 
     @functools.wraps(fn)
-    def wrapper(ins, *srcs):
+    def wrapper(ins: Instruction, *srcs: Any) -> Any:
         arrs, scalar = _prepare(srcs)
         if quiet:
             with np.errstate(all="ignore"):
@@ -87,7 +91,7 @@ def uview(x: np.ndarray) -> np.ndarray:
     return x.view(ptxtypes.BITS[x.dtype.itemsize])
 
 
-def check_unique(ins) -> None:
+def check_unique(ins: Instruction) -> None:
     """Reject a (non-type) modifier given twice."""
     seen = set()
     for m in ins.mods:
@@ -96,7 +100,7 @@ def check_unique(ins) -> None:
         seen.add(m)
 
 
-def pick_one(ins, group, required: bool, what: str):
+def pick_one(ins: Instruction, group: Sequence[str], required: bool, what: str) -> str | None:
     """The one modifier of ``group`` present (None if absent and not required)."""
     found = [m for m in ins.mods if m in group]
     if len(found) > 1:
@@ -108,7 +112,7 @@ def pick_one(ins, group, required: bool, what: str):
     return found[0] if found else None
 
 
-def type_error(ins, supported) -> OpcodeError:
+def type_error(ins: Instruction, supported: Sequence[str]) -> OpcodeError:
     """OpcodeError naming the unsupported type and the supported ones."""
     t = ins.type or "(none)"
     return OpcodeError(f"'{ins.name}': type .{t} is not supported here (use one of "
@@ -121,14 +125,14 @@ def saturate_s32(x64: np.ndarray) -> np.ndarray:
     return np.clip(x64, -2**31, 2**31 - 1).astype(np.int32)
 
 
-def int_add(ins, a, b):
+def int_add(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Wrapping add; .sat (s32) clamps."""
     if "sat" in ins.mods:
         return saturate_s32(a.astype(I64) + b.astype(I64))
     return a + b
 
 
-def int_sub(ins, a, b):
+def int_sub(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Wrapping subtract; .sat (s32) clamps."""
     if "sat" in ins.mods:
         return saturate_s32(a.astype(I64) - b.astype(I64))
@@ -144,7 +148,7 @@ def _mulhi_u64(a, b):
     return hh + (lh >> s) + (hl >> s) + (mid >> s)
 
 
-def mul_hi(a, b, ptype: str):
+def mul_hi(a: np.ndarray, b: np.ndarray, ptype: str) -> np.ndarray:
     """High half of the double-width product a*b."""
     n = nbits(ptype)
     if n < 64:
@@ -157,13 +161,13 @@ def mul_hi(a, b, ptype: str):
     return hi.view(a.dtype)
 
 
-def mul_wide(a, b, ptype: str):
+def mul_wide(a: np.ndarray, b: np.ndarray, ptype: str) -> np.ndarray:
     """Full product in the double-width type."""
     wide = dt(WIDE[ptype])
     return a.astype(wide) * b.astype(wide)
 
 
-def int_mul(ins, a, b):
+def int_mul(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """mul.lo (wraps), .hi (upper half), .wide (full product)."""
     mods = ins.mods
     if "hi" in mods:
@@ -173,7 +177,7 @@ def int_mul(ins, a, b):
     return a * b
 
 
-def int_mad(ins, a, b, c):
+def int_mad(ins: Instruction, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """mad.lo/.hi/.wide: the mul result plus c (wrapping; .hi.sat.s32 clamps)."""
     mods = ins.mods
     if "wide" in mods:
@@ -210,7 +214,7 @@ def _divrem_wide(a, b, zero, unsigned: bool):
     return np.where((a < 0) ^ (b < 0), -uq, uq).view(a.dtype), np.where(a < 0, -ur, ur).view(a.dtype)
 
 
-def int_divrem(a, b, ptype: str):
+def int_divrem(a: np.ndarray, b: np.ndarray, ptype: str) -> tuple[np.ndarray, np.ndarray]:
     """(quotient, remainder) truncating toward zero; x/0 and x%0 give all ones (-1 signed), as measured
     on an H200 (tests/data/ptx_hw_edge.json: ptxas emits this on purpose)."""
     zero = b == 0
@@ -222,33 +226,33 @@ def int_divrem(a, b, ptype: str):
     return np.where(zero, q0, q).astype(a.dtype), np.where(zero, q0, r).astype(a.dtype)
 
 
-def int_div(ins, a, b):
+def int_div(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Quotient, truncated toward zero."""
     return int_divrem(a, b, optype(ins))[0]
 
 
-def int_rem(ins, a, b):
+def int_rem(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Remainder with the sign of the dividend."""
     return int_divrem(a, b, optype(ins))[1]
 
 
-def int_neg(ins, a):
+def int_neg(ins: Instruction, a: np.ndarray) -> np.ndarray:
     """Wrapping negation (-INT_MIN = INT_MIN)."""
     return -a
 
 
-def int_abs(ins, a):
+def int_abs(ins: Instruction, a: np.ndarray) -> np.ndarray:
     """Wrapping absolute value (|INT_MIN| = INT_MIN)."""
     return np.where(a < 0, -a, a).astype(a.dtype)
 
 
-def int_min(ins, a, b):
+def int_min(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Minimum; .relu clamps negative results to 0."""
     r = np.minimum(a, b)
     return np.maximum(r, 0).astype(a.dtype) if "relu" in ins.mods else r
 
 
-def int_max(ins, a, b):
+def int_max(ins: Instruction, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Maximum; .relu clamps negative results to 0."""
     r = np.maximum(a, b)
     return np.maximum(r, 0).astype(a.dtype) if "relu" in ins.mods else r
@@ -275,7 +279,7 @@ def _check_logic(ins):
 
 def _same_types(n: int):
     """types(): destination and ``n`` sources all of the instruction type."""
-    def types(ins):
+    def types(ins: Instruction) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Destination and sources of the instruction type."""
         return (ins.type,), (ins.type,) * n
     return types
@@ -314,12 +318,12 @@ for _name in ("shl", "shr"):
 
 
 # ---------------------------------------------------------------- bit counting / reversal
-def clz32(x):
+def clz32(x: np.ndarray) -> np.ndarray:
     """Leading zeros of uint32 values (frexp is exact for 32-bit integers)."""
     return (32 - np.frexp(x.astype(np.float64))[1]).astype(np.uint32)
 
 
-def clz_any(x):
+def clz_any(x: np.ndarray) -> np.ndarray:
     """Leading zeros of uint32 or uint64 values."""
     if x.dtype.itemsize == 4:
         return clz32(x)
@@ -330,7 +334,7 @@ def clz_any(x):
 _BREV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], dtype=np.uint8)
 
 
-def brev_any(x):
+def brev_any(x: np.ndarray) -> np.ndarray:
     """Bit reversal: reverse each byte's bits through a table, then reverse the byte order."""
     k = x.dtype.itemsize
     b = np.ascontiguousarray(x).view(np.uint8).reshape(-1, k)

@@ -28,7 +28,7 @@ def _mask(k):
 
 
 @njit(cache=True)
-def prmt(a, b, c, mode, table, out):
+def prmt(a: np.ndarray, b: np.ndarray, c: np.ndarray, mode: int, table: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Byte permute; ``mode`` 0 = generic (nibble selectors, bit 3 replicates the sign), 1..6 = PRMT_MODES."""
     for i in range(a.shape[0]):
         src = (np.uint64(b[i]) << np.uint64(32)) | np.uint64(a[i])
@@ -58,7 +58,7 @@ def _field(pos, length, n):
 
 
 @njit(cache=True)
-def bfe(a, pos, length, n, signed, out):
+def bfe(a: np.ndarray, pos: np.ndarray, length: np.ndarray, n: int, signed: bool, out: np.ndarray) -> np.ndarray:
     """PTX bfe on zero-extended uint64 values of width n: field [pos, pos+len), extended."""
     for i in range(a.shape[0]):
         x = np.uint64(a[i])
@@ -76,7 +76,7 @@ def bfe(a, pos, length, n, signed, out):
 
 
 @njit(cache=True)
-def bfi(a, b, pos, length, n, out):
+def bfi(a: np.ndarray, b: np.ndarray, pos: np.ndarray, length: np.ndarray, n: int, out: np.ndarray) -> np.ndarray:
     """PTX bfi on zero-extended uint64 values of width n: a's low len bits into b at pos."""
     for i in range(a.shape[0]):
         f = np.uint64(b[i])

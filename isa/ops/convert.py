@@ -100,7 +100,7 @@ def _can_overflow(d: str, s: str) -> bool:
 
 
 # ---------------------------------------------------------------- conversions
-def int_to_int(a, d: str, sat: bool):
+def int_to_int(a: np.ndarray, d: str, sat: bool) -> np.ndarray:
     """Wrap/extend (numpy astype does exactly PTX's truncate / sign- or zero-extend), or clamp."""
     if sat:
         si, di = np.iinfo(a.dtype), np.iinfo(dt(d))
@@ -116,7 +116,7 @@ def nan_to_int(s: str, d: str) -> int:
     return -(1 << (n - 1)) if d.startswith("s") else 1 << (n - 1)
 
 
-def float_to_int(a, d: str, irnd: str, s: str):
+def float_to_int(a: np.ndarray, d: str, irnd: str, s: str) -> np.ndarray:
     """Round to integral, saturate to the range of ``d``; NaN per :func:`nan_to_int`."""
     v = _INTEGRAL[irnd](a.astype(F64))
     info = np.iinfo(dt(d))
@@ -140,7 +140,7 @@ def _int64_exact(a):
     return two_sum(hi.astype(F64) * 4294967296.0, lo.astype(F64))
 
 
-def int_to_float(a, d: str, rnd: str):
+def int_to_float(a: np.ndarray, d: str, rnd: str) -> np.ndarray:
     """Integer to float, one rounding in ``rnd`` (exact for every width)."""
     if a.dtype.itemsize < 8:
         x = a.astype(F64)               # exact
@@ -151,7 +151,7 @@ def int_to_float(a, d: str, rnd: str):
     return round_to(round_odd(s, e), dt(d), rnd)
 
 
-def float_to_float(a, d: str, rnd):
+def float_to_float(a: np.ndarray, d: str, rnd: str | None) -> np.ndarray:
     """Round to integral (same size), narrow with rounding, or widen exactly."""
     if rnd in IRND:
         return _INTEGRAL[rnd](a)

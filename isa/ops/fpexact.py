@@ -32,7 +32,7 @@ MODES = {"rn": 0, "rz": 1, "rm": 2, "rp": 3}
 
 
 # ---------------------------------------------------------------- numpy helpers
-def two_sum(a, b):
+def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(s, e) with s = RN(a + b) and a + b = s + e exactly (e = 0 where s is not finite)."""
     s = a + b
     bb = s - a
@@ -47,7 +47,7 @@ def _split(a):
     return hi, a - hi
 
 
-def two_prod(a, b):
+def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(p, e) with p = RN(a * b) and a * b = p + e (Dekker; exact away from overflow/underflow)."""
     p = a * b
     ah, al = _split(a)
@@ -56,14 +56,14 @@ def two_prod(a, b):
     return p, np.where(np.isfinite(p), e, 0.0)
 
 
-def round_odd(s, e):
+def round_odd(s: np.ndarray, e: np.ndarray) -> np.ndarray:
     """Round-to-odd float64 of the exact value s + e (s = RN of it)."""
     even = (s.view(np.uint64) & np.uint64(1)) == 0
     step = (e != 0) & even
     return np.where(step, np.nextafter(s, np.copysign(np.inf, e)), s)
 
 
-def round_to(o, dtype, mode: str):
+def round_to(o: np.ndarray, dtype: np.dtype, mode: str) -> np.ndarray:
     """Round float64 ``o`` (exact, or round-to-odd of the exact value) to ``dtype`` in ``mode``."""
     y = o.astype(dtype)
     if mode == "rn":
@@ -74,7 +74,7 @@ def round_to(o, dtype, mode: str):
     return np.where(step, np.nextafter(y, dtype.type(target)), y)
 
 
-def directed64(s, e, mode: str, finite_in=None):
+def directed64(s: np.ndarray, e: np.ndarray, mode: str, finite_in: np.ndarray | None = None) -> np.ndarray:
     """Step f64 s = RN(x) to the directed rounding of x = s + e; fix overflow when inputs were finite."""
     if mode == "rn":
         return s
@@ -88,7 +88,7 @@ def directed64(s, e, mode: str, finite_in=None):
     return r
 
 
-def zero_sign(r, x, y, mode: str):
+def zero_sign(r: np.ndarray, x: np.ndarray, y: np.ndarray, mode: str) -> np.ndarray:
     """IEEE sign of an exact zero sum x + y: -0 in round-down unless both addends are +0."""
     if mode != "rm":
         return r
@@ -172,7 +172,7 @@ def _zero_sign1(r, x, y, mode):
 
 
 @njit(cache=True)
-def fma32(a, b, c, mode, out):
+def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray, mode: int, out: np.ndarray) -> np.ndarray:
     """out = a * b + c rounded once to f32 (a, b, c float32 arrays of equal length)."""
     for i in range(a.shape[0]):
         p = np.float64(a[i]) * np.float64(b[i])
@@ -211,7 +211,7 @@ def _directed1(s, e, mode):
 
 
 @njit(cache=True)
-def fma64(a, b, c, mode, out):
+def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray, mode: int, out: np.ndarray) -> np.ndarray:
     """out = a * b + c rounded once to f64 (Boldo-Melquiond emulation, see module docstring)."""
     big = 1.7976931348623157e308
     scratch = np.empty(1, np.float64)

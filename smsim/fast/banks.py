@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 WARP = 32
 
@@ -82,7 +83,7 @@ def atomic_wavefronts(offsets: np.ndarray, lanes: np.ndarray, nbytes: int, banks
 
 
 # ------------------------------------------------------------------------------------------ numpy twins
-def wavefronts_np(offsets, lanes, nbytes: int, banks: int = 32, bank_width: int = 4) -> int:
+def wavefronts_np(offsets: ArrayLike, lanes: ArrayLike, nbytes: int, banks: int = 32, bank_width: int = 4) -> int:
     """Numpy twin of :func:`wavefronts`: unique (phase, word) pairs, counted per (phase, bank)."""
     offsets, lanes = np.asarray(offsets, np.int64), np.asarray(lanes, np.int64) % WARP
     if not offsets.size:
@@ -97,7 +98,8 @@ def wavefronts_np(offsets, lanes, nbytes: int, banks: int = 32, bank_width: int 
     return int(counts.max(axis=1).sum())
 
 
-def atomic_wavefronts_np(offsets, lanes, nbytes: int, banks: int = 32, bank_width: int = 4) -> int:
+def atomic_wavefronts_np(offsets: ArrayLike, lanes: ArrayLike, nbytes: int, banks: int = 32,
+                         bank_width: int = 4) -> int:
     """Numpy twin of :func:`atomic_wavefronts`."""
     offsets = np.asarray(offsets, np.int64)
     same = int(np.unique(offsets, return_counts=True)[1].max()) if offsets.size else 0

@@ -18,8 +18,13 @@ by ``@njit`` kernels; the tests compare against a pure-Python reference cache.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
+
+if TYPE_CHECKING:
+    from ..config import L1Spec, L2Spec
 
 HIT, PENDING, MISS = 0, 1, 2
 POLICIES = {"lru": 0, "fifo": 1, "random": 2}
@@ -120,7 +125,7 @@ def _contains(tags, valid, sectors):
 
 
 @njit(cache=True)
-def tally(status, ready):
+def tally(status: np.ndarray, ready: np.ndarray) -> tuple[int, int, int, float]:
     """Of a lookup's ``(status, ready)``: ``(hits, pending, misses, latest pending arrival)`` (-inf if
     none is pending)."""
     hits = pending = 0
@@ -136,7 +141,7 @@ def tally(status, ready):
 
 
 @njit(cache=True)
-def missed(sectors, status):
+def missed(sectors: np.ndarray, status: np.ndarray) -> np.ndarray:
     """The sectors a lookup missed (status :data:`MISS`), in order."""
     out = np.empty(sectors.size, np.int64)
     n = 0
@@ -148,7 +153,7 @@ def missed(sectors, status):
 
 
 @njit(cache=True)
-def arrivals(status, ready, back, miss_at):
+def arrivals(status: np.ndarray, ready: np.ndarray, back: float, miss_at: float) -> np.ndarray:
     """Each looked-up sector's arrival: ``back`` for a hit, ``max(ready, back)`` for a pending one,
     ``miss_at`` for a miss."""
     out = np.empty(status.size, np.float64)
@@ -188,7 +193,7 @@ class SectorCache:
         self.reset()
 
     @classmethod
-    def from_spec(cls, spec, seed: int = 0) -> "SectorCache":
+    def from_spec(cls, spec: L1Spec | L2Spec, seed: int = 0) -> SectorCache:
         """A cache shaped by a config section (:class:`smsim.config.L1Spec` or ``L2Spec``)."""
         return cls(spec.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc, spec.replacement, seed)
 
@@ -207,7 +212,7 @@ class SectorCache:
         return _lookup(self.tags, self.stamp, self.valid, self.ready, self._clock, self._policy,
                        np.asarray(sectors, np.int64), float(now))
 
-    def fill(self, sectors: np.ndarray, ready) -> int:
+    def fill(self, sectors: np.ndarray, ready: float | np.ndarray) -> int:
         """Make ``sectors`` valid with data arriving at ``ready`` (one per sector, or one for all),
         allocating absent lines; the number of lines evicted to make room."""
         sectors = np.asarray(sectors, np.int64)
