@@ -39,7 +39,9 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from .case import Case, PtxKernel, Setup
+from smsim.case import Case, Setup
+
+from .case import PtxKernel
 
 PTX = "ptx/calib.ptx"
 SMS = 132                       # H100 SXM / H200

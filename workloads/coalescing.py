@@ -16,8 +16,8 @@ threads, one output element (or particle, or vector) per thread.
 import numpy as np
 
 from smsim import cuda
-
-from .case import Case, PtxKernel, Setup
+from smsim.case import Case, Setup
+from .case import PtxKernel
 
 BLOCK = 256
 N_TEST = 4096

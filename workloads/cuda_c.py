@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .case import Case, PtxKernel, Setup
+from smsim.case import Case, Setup
+
+from .case import PtxKernel
 
 SMS = 132            # multiprocessors of an H100 SXM / H200: grid-stride kernels launch a few blocks per SM
 

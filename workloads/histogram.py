@@ -13,8 +13,8 @@ eight blocks per SM on 132 SMs, enough to fill the GPU at full size), and expect
 import numpy as np
 
 from smsim import cuda
+from smsim.case import Case, Setup
 
-from .case import Case, Setup
 
 NBINS = 256
 BLOCK = 256

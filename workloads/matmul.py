@@ -18,8 +18,8 @@ thread.
 import numpy as np
 
 from smsim import cuda
+from smsim.case import Case, Setup
 
-from .case import Case, Setup
 
 BS = 16             # block side of the naive kernels
 TILE16 = 16

@@ -31,8 +31,8 @@ indices. Outputs that could legitimately be 0 start at all ones.
 import numpy as np
 
 from smsim import cuda
-
-from .case import Case, PtxKernel, Setup
+from smsim.case import Case, Setup
+from .case import PtxKernel
 
 CHASE_ITERS = 4096           # dependent accesses per latency measurement (as on the H200)
 SHARED_CHASE_WORDS = 4096    # 16 KB shared chase array

@@ -17,8 +17,8 @@ host adds the partials). The numpy reference sums each block's span of the input
 import numpy as np
 
 from smsim import cuda
+from smsim.case import Case, Setup
 
-from .case import Case, Setup
 
 BLOCK = 256                  # threads per block; a power of two, at least 64
 FULL_MASK = 0xFFFFFFFF

@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 from smsim import cuda
+from smsim.case import Case, Setup
 
-from .case import Case, Setup
 
 MAX_COLS = 1024             # columns at full size; small matrices have 32 columns per row
 BLOCK = 256

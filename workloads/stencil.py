@@ -14,8 +14,8 @@ order, so the outputs match exactly (multiplications are by 2 only, so FMA contr
 import numpy as np
 
 from smsim import cuda
+from smsim.case import Case, Setup
 
-from .case import Case, Setup
 
 TILE = 16                     # 2D block edge: 16x16 threads
 HALO_TILE = TILE + 2          # 18x18 shared tile: the block's pixels plus a 1-pixel halo

@@ -19,8 +19,8 @@ numpy reference (``inp.T`` or ``inp`` for the copies) and returns a 2D launch of
 import numpy as np
 
 from smsim import cuda
+from smsim.case import Case, Setup
 
-from .case import Case, Setup
 
 TILE_DIM = 32
 BLOCK_ROWS = 8

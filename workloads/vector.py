@@ -11,8 +11,8 @@ the numpy reference (``ref_vec_add``/``ref_saxpy``), and returns a 1D launch of 
 import numpy as np
 
 from smsim import cuda
+from smsim.case import Case, Setup
 
-from .case import Case, Setup
 
 BLOCK = 256
 

@@ -7,8 +7,7 @@ reference and prints the report.
 """
 import numpy as np
 
-from smsim import cuda
-from workloads.case import Case, Setup
+from smsim import Case, Setup, cuda
 
 BLOCK = 256
 

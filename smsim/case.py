@@ -1,0 +1,121 @@
+"""Cases: a named launch of one kernel, with its inputs and the outputs it must produce.
+
+Life of a case: a :class:`Case` names a kernel and a ``build(n, rng)`` that makes the inputs for problem
+size ``n`` (a case's ``sizes`` name a small ``"test"`` size and a realistic ``"full"`` size) with a seeded
+generator and returns a :class:`Setup`: the launch (grid, block, args, dynamic shared bytes) and the
+expected contents of the output arrays, computed by a reference (numpy, usually). :func:`run_case`
+launches it and :func:`check` compares the outputs. The built-in workloads (:mod:`workloads`) are lists of
+cases, and so is a user's file for ``smsim run FILE.py`` (``CASES = [smsim.Case(...), ...]``).
+
+Kernels are Python functions decorated with ``smsim.cuda.jit`` (the numba.cuda style), or
+:class:`PtxKernel` for kernels written in the ISA's text or compiled by nvcc (a ``.ptx`` file).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PtxKernel:
+    """A kernel in PTX text: ``file`` (relative to ``root``, or absolute) and the kernel's name (or a unique
+    part of it)."""
+    file: str
+    name: str
+    root: str = ""
+
+    @property
+    def path(self) -> str:
+        return os.path.join(self.root, self.file)
+
+    def load(self) -> Any:
+        """The :class:`isa.Kernel` (the file is parsed once per process)."""
+        return _parse(self.path).find(self.name)
+
+    @property
+    def __name__(self) -> str:
+        return self.name
+
+
+_modules: dict = {}
+
+
+def _parse(path: str) -> Any:
+    if path not in _modules:
+        import isa
+        with open(path) as f:
+            _modules[path] = isa.parse(f.read())
+    return _modules[path]
+
+
+@dataclass
+class Setup:
+    """One launch, ready to run: ``expected`` maps an index into ``args`` to that array's contents after the
+    kernel (from the reference), compared with ``rtol``/``atol`` (exactly for integers)."""
+    grid: tuple
+    block: tuple
+    args: tuple
+    expected: Mapping[int, np.ndarray]
+    shared_bytes: int = 0
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+
+@dataclass(frozen=True)
+class Case:
+    """A named way to run one kernel: ``family.name`` identifies it (``"transpose.tiled_padded"``)."""
+    family: str
+    name: str
+    kernel: Any
+    build: Callable[[int, np.random.Generator], Setup]
+    sizes: Mapping[str, int] = field(default_factory=lambda: {"test": 1024, "full": 1 << 22})
+    description: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.family}.{self.name}"
+
+    def setup(self, size: str | int = "test", seed: int = 0) -> Setup:
+        """Build the launch at ``size`` (``"test"``, ``"full"`` or an int) with inputs seeded by ``seed``."""
+        n = self.sizes[size] if isinstance(size, str) else int(size)
+        return self.build(n, np.random.default_rng(seed))
+
+    def load_kernel(self) -> Any:
+        """The kernel to launch (a :class:`PtxKernel` parsed)."""
+        return self.kernel.load() if isinstance(self.kernel, PtxKernel) else self.kernel
+
+
+def check(setup: Setup, label: str = "") -> None:
+    """Compare the output arrays with the reference; AssertionError naming the first mismatch."""
+    for k, want in setup.expected.items():
+        got = setup.args[k]
+        if np.issubdtype(np.asarray(want).dtype, np.floating):
+            ok = np.isclose(got, want, rtol=setup.rtol, atol=setup.atol, equal_nan=True)
+        else:
+            ok = got == want
+        if not np.all(ok):
+            bad = np.argwhere(~np.asarray(ok))
+            idx = tuple(bad[0])
+            raise AssertionError(f"{label}: argument {k}: {len(bad)} of {np.size(want)} elements differ; first at "
+                                 f"{idx}: got {got[idx]!r}, expected {want[idx]!r}")
+
+
+def run_case(case: Case, size: str | int = "test", seed: int = 0, launch: Callable | None = None,
+             **options: Any) -> tuple:
+    """Set up, launch (``smsim.launch`` functionally unless ``launch`` is given) and check one case.
+
+    Returns ``(setup, result)``."""
+    if launch is None:
+        from .launch import launch as smsim_launch
+        launch = smsim_launch
+        options.setdefault("timing", False)
+    s = case.setup(size, seed)
+    res = launch(case.load_kernel(), s.grid, s.block, s.args, shared_bytes=s.shared_bytes, **options)
+    check(s, case.id)
+    return s, res
+
+
+__all__ = ["Case", "Setup", "PtxKernel", "check", "run_case"]
