@@ -8,7 +8,9 @@ branch that splits the lanes pushes the two sides, each running until the branch
 exit at the branch, so an early return does not hold up a later barrier); ``bar.sync`` checks that each
 block that reaches it is complete.
 Each warp's instruction count is kept (a warp counts an instruction when any of its lanes is in the
-mask), and a warp over the budget stops the run as a runaway.
+mask), and a warp over the budget stops the run as a runaway. A memory or warp-synchronous instruction
+gets an :class:`~isa.decode.ExecContext` for its one execution (the decoded Op is shared by every launch);
+a batch given a :class:`TraceLog` records each step there for the timing model (:mod:`isa.trace`).
 """
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
 """The functional interpreter: ``isa.run(kernel, grid, block, args)`` runs a whole grid, warp-wide.
 
-Life of a launch: :func:`run` checks the launch (dimensions, arguments, shared memory), copies each
-numpy array into flat device memory (:class:`~isa.memory.GlobalMemory`) and lays out the parameter
-buffer. Blocks then run in *batches* of consecutive blocks whose threads execute together: every
+Life of a launch: :func:`prepare` decodes a kernel once into a :class:`Program` (register ids, symbol
+offsets, decoded instructions), which every launch of that kernel shares and none writes to. :func:`run`
+makes a :class:`Launch`, which holds everything of one launch: it checks the launch (dimensions,
+arguments, shared memory), copies each numpy array into its own flat device memory
+(:class:`~isa.memory.GlobalMemory`), places the module's ``.global`` variables there and lays out the
+parameter buffer. Blocks then run in *batches* of consecutive blocks whose threads execute together: every
 instruction is one set of numpy operations over all lanes of the batch (lanes of a block padded to whole
 warps), with an active mask. Divergence is handled with one SIMT reconvergence stack per batch: a
 divergent branch splits the lanes, runs the taken side then the other, and the two meet again at the

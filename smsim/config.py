@@ -4,8 +4,10 @@ Life of a config: :func:`load` takes a preset name (``"h100"``, a file in the ``
 to a TOML file, or a :class:`Config`; the TOML tables become the sections below, each key checked against
 the section's fields (an unknown or missing key, or a value of the wrong type or out of range, is a
 :class:`ConfigError` naming the file and the dotted key); ``overrides`` (``{"l1.size_bytes": 65536}``,
-as ``--set`` gives them) replace values before the checks. The result is immutable: the timing model's
-components take their section as their spec.
+as ``--set`` gives them) replace values before the checks, which also reject values of different sections
+that contradict each other (L1 and L2 sector sizes that differ, say). The names that choose a part of the
+model (``scheduler.policy``, ``l1.model`` ...) are checked against :mod:`smsim.registry`. The result is
+immutable: the timing model's components take their section as their spec.
 
 Every value in a preset cites its source in a comment (datasheet, paper, or a measurement in
 ``shared/hardware``); ``docs/configs.md`` tells how each was chosen.
@@ -20,8 +22,9 @@ from importlib import resources
 from pathlib import Path
 from typing import get_type_hints
 
-POLICIES = ("lrr", "gto", "two_level")
-REPLACEMENTS = ("lru", "fifo", "random")
+from . import registry
+from .fast.cache import POLICIES as REPLACEMENTS
+
 PIPES = ("fp32", "fp64", "int", "sfu", "branch", "barrier", "sync")
 
 
@@ -55,7 +58,7 @@ class SmSpec:
 
 @dataclass(frozen=True)
 class SchedulerSpec:
-    policy: str
+    policy: str                       # a name in smsim.registry.SCHEDULER_POLICIES
     two_level_active: int             # warps in the active set of the two-level policy
 
 
@@ -84,6 +87,7 @@ class SharedSpec:
     wavefront_latency_cycles: int     # extra load-to-use latency per additional wavefront (a bank conflict)
     wavefronts_per_cycle: int
     mio_queue: int                    # shared/SFU instructions queued per sub-partition before mio_throttle
+    model: str = "banked"             # a name in smsim.registry.SHARED_MODELS
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,7 @@ class L1Spec:
     tag_lookups_per_cycle: int        # requests (tag stages) per cycle
     data_bytes_per_cycle: int         # return bandwidth to the registers
     lsu_queue: int                    # global/local instructions queued per SM before lg_throttle
+    model: str = "sectored"           # a name in smsim.registry.L1_MODELS
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,7 @@ class L2Spec:
     hit_latency_cycles: int           # extra cycles an L1 miss takes when L2 hits
     bandwidth_bytes_per_cycle: float  # whole device
     sm_port_bytes_per_cycle: float    # most one SM can move to/from L2
+    model: str = "write_through"      # a name in smsim.registry.L2_MODELS
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,7 @@ class DramSpec:
     bandwidth_gbps: float             # achievable device bandwidth, GB/s
     loaded_latency_cycles: int        # extra latency at full utilization of this SM's bandwidth share
     utilization_window_cycles: int    # time constant of the utilization estimate
+    model: str = "hbm"                # a name in smsim.registry.DRAM_MODELS
 
 
 @dataclass(frozen=True)
@@ -151,7 +158,7 @@ def presets() -> list:
     return sorted(p.name[:-5] for p in resources.files("configs").iterdir() if p.name.endswith(".toml"))
 
 
-def load(config="h100", overrides: dict | None = None) -> Config:
+def load(config: "str | Path | Config" = "h100", overrides: dict | None = None) -> Config:
     """A :class:`Config` from a preset name, a TOML path or a Config, with ``overrides`` applied."""
     if isinstance(config, Config):
         return config.replace(overrides) if overrides else config
@@ -276,8 +283,11 @@ def _check(obj, prefix: str, source: str) -> None:
                 raise ConfigError(f"{source}: {key} = {v} must be {'>= 0' if f.name in _NONNEG else '> 0'}")
             if f.name in _POW2 and int(v) & (int(v) - 1):
                 raise ConfigError(f"{source}: {key} = {v} must be a power of two")
-    if isinstance(obj, SchedulerSpec) and obj.policy not in POLICIES:
-        raise ConfigError(f"{source}: {prefix}policy = {obj.policy!r}; choose one of {', '.join(POLICIES)}")
+    for f in fields(obj):
+        reg = registry.BY_KEY.get(prefix + f.name)
+        if reg is not None and getattr(obj, f.name) not in reg:
+            raise ConfigError(f"{source}: {prefix}{f.name} = {getattr(obj, f.name)!r}; choose one of "
+                              f"{', '.join(reg.names())}")
     if isinstance(obj, (L1Spec, L2Spec)):
         if obj.replacement not in REPLACEMENTS:
             raise ConfigError(f"{source}: {prefix}replacement = {obj.replacement!r}; choose one of "
@@ -299,6 +309,25 @@ def _check(obj, prefix: str, source: str) -> None:
             raise ConfigError(f"{source}: {prefix}max_shared_per_block_bytes exceeds {prefix}shared_bytes")
     if isinstance(obj, SharedSpec) and obj.banks * obj.bank_width_bytes % 4:
         raise ConfigError(f"{source}: {prefix}banks x bank_width_bytes must be a multiple of 4")
+    if isinstance(obj, Config):
+        _check_together(obj, source)
 
 
-__all__ = ["Config", "ConfigError", "load", "presets", "POLICIES"]
+def _check_together(cfg: Config, source: str) -> None:
+    """Values of different sections that must agree."""
+    if cfg.l1.sector_bytes != cfg.l2.sector_bytes:
+        raise ConfigError(f"{source}: l1.sector_bytes = {cfg.l1.sector_bytes} and l2.sector_bytes = "
+                          f"{cfg.l2.sector_bytes} must be equal (L1 hands its missed sectors to L2 by index)")
+    if cfg.l1.size_bytes > cfg.sm.unified_l1_shared_bytes:
+        raise ConfigError(f"{source}: l1.size_bytes = {cfg.l1.size_bytes} exceeds sm.unified_l1_shared_bytes = "
+                          f"{cfg.sm.unified_l1_shared_bytes}")
+    if cfg.dram.row_bytes % cfg.l2.sector_bytes:
+        raise ConfigError(f"{source}: dram.row_bytes = {cfg.dram.row_bytes} must be a multiple of "
+                          f"l2.sector_bytes = {cfg.l2.sector_bytes}")
+    per_sp = cfg.sm.max_warps // cfg.sm.subpartitions
+    if cfg.scheduler.two_level_active > per_sp:
+        raise ConfigError(f"{source}: scheduler.two_level_active = {cfg.scheduler.two_level_active} exceeds the "
+                          f"{per_sp} warps a sub-partition holds (sm.max_warps / sm.subpartitions)")
+
+
+__all__ = ["Config", "ConfigError", "load", "presets"]

@@ -5,17 +5,23 @@ Python function, or an :class:`isa.Kernel` from PTX text), compiles Python kerne
 arguments' types (:func:`compile`, cached per type signature on the kernel), flattens the arguments into
 the compiled kernel's parameters (an array becomes its data pointer plus the shape values the kernel
 reads) and runs the grid. ``timing=True`` (the default) times it on the SM model of a config
-(:func:`smsim.gpu.simulate`), executing every instruction as it issues; ``timing=False`` runs it on the
-functional interpreter (:func:`isa.run`) only. The results are written back into the numpy arrays either
-way, and they are the same. ``timeline=True`` also records each warp's state over time and each memory
+(:func:`smsim.single_sm.simulate`): each block runs on the functional interpreter when it is dispatched,
+and its warps' recorded instruction streams are then replayed against the SM's clock; ``timing=False``
+runs it on the functional interpreter (:func:`isa.run`) only. The results are written back into the numpy
+arrays either way, and they are the same. ``timeline=True`` also records each warp's state over time and each memory
 transfer (``res.timeline``); ``res.plot_*()`` draw the result (:mod:`smsim.plots`).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import isa
 from isa.errors import CompileError, KernelError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass
@@ -72,22 +78,22 @@ class LaunchResult:
         from .report import render
         return render(self)
 
-    def plot_stalls(self):
+    def plot_stalls(self) -> Figure:
         """Figure: warp-cycles per issued instruction by reason (:func:`smsim.plots.stall_breakdown`)."""
         from . import plots
         return plots.stall_breakdown(self)
 
-    def plot_timeline(self, max_warps: int = 64):
+    def plot_timeline(self, max_warps: int = 64) -> Figure:
         """Figure: each warp's state over cycles (:func:`smsim.plots.warp_timeline`; needs ``timeline=True``)."""
         from . import plots
         return plots.warp_timeline(self, max_warps)
 
-    def plot_bandwidth(self, bins: int = 100):
+    def plot_bandwidth(self, bins: int = 100) -> Figure:
         """Figure: bytes per cycle of L1, L2 and DRAM over time (:func:`smsim.plots.bandwidth_over_time`)."""
         from . import plots
         return plots.bandwidth_over_time(self, bins)
 
-    def plot_lines(self):
+    def plot_lines(self) -> Figure:
         """Figure: sectors and bank conflicts per source line (:func:`smsim.plots.lines`)."""
         from . import plots
         return plots.lines(self)
@@ -96,7 +102,7 @@ class LaunchResult:
         from .report import to_dict
         return to_dict(self)
 
-    def to_json(self, path=None, indent: int = 1) -> str:
+    def to_json(self, path: str | os.PathLike | None = None, indent: int = 1) -> str:
         """JSON of :meth:`to_dict`; also written to ``path`` when given."""
         import json
         text = json.dumps(self.to_dict(), indent=indent, sort_keys=True)
@@ -106,7 +112,7 @@ class LaunchResult:
         return text
 
 
-def compile(kernel, args) -> isa.Kernel:  # noqa: A001 - the public name the API promises
+def compile(kernel: Any, args: Sequence) -> isa.Kernel:  # noqa: A001 - the public name the API promises
     """The ISA kernel for ``kernel`` called with ``args`` (numpy arrays and scalars; only their types
     matter), annotated with the Python source line of each instruction. Cached per argument-type
     signature."""
@@ -129,9 +135,10 @@ def _compiled(kernel, args):
 _plain_cache: dict = {}
 
 
-def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = True, *, config="h100",
-           overrides: dict | None = None, blocks="share", complete: bool = True, registers: int | None = None,
-           counters: bool = True, timeline: bool = False, progress=None,
+def launch(kernel: Any, grid: int | tuple, block: int | tuple, args: Sequence = (), shared_bytes: int = 0,
+           timing: bool = True, *, config: Any = "h100", overrides: dict | None = None, blocks: str | int = "share",
+           complete: bool = True, registers: int | None = None, counters: bool = True, timeline: bool = False,
+           progress: Callable[[int, int, float], None] | None = None,
            max_instructions: int = isa.interp.MAX_INSTRUCTIONS) -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads with ``args``; arrays receive the results.
 
@@ -157,7 +164,7 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
         return LaunchResult(compiled, _dims(grid), _dims(block), out["warp_instructions"], out["blocks"],
                             out["issued_instructions"], out.get("counters", {}))
     from . import config as config_mod
-    from .gpu import simulate, timed_blocks
+    from .single_sm import simulate, timed_blocks
     cfg = config_mod.load(config, overrides)
     try:
         timed_blocks(blocks, 1, 1)
@@ -165,16 +172,16 @@ def launch(kernel, grid, block, args=(), shared_bytes: int = 0, timing: bool = T
         raise KernelError(f"invalid launch: {e}") from None
     run = isa.interp.Launch(compiled, grid, block, flat, shared_bytes, max_instructions=max_instructions,
                             max_shared_bytes=cfg.sm.max_shared_per_block_bytes)
-    out = simulate(run, cfg, blocks, complete, registers, timeline, progress)
+    timed = simulate(run, cfg, blocks, complete, registers, timeline, progress)
     run.finish()
-    m = out["metrics"]
+    m = timed.metrics
     counts = {"requests_ld": m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"],
               "sectors_ld": m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"],
               "requests_st": m["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"],
               "sectors_st": m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]}
-    return LaunchResult(compiled, run.grid3, run.block3, out["warp_instructions"], run.nblocks, out["issued"],
-                        counts, cfg, out["cycles"], out["stalls"], m, out["occupancy"], out["instructions"],
-                        out["blocks_timed"], out["timeline"], out["partial"])
+    return LaunchResult(compiled, run.grid3, run.block3, timed.warp_instructions, run.nblocks, timed.issued,
+                        counts, cfg, timed.cycles, timed.stalls, m, timed.occupancy, timed.instructions,
+                        timed.blocks_timed, timed.timeline, timed.partial)
 
 
 def _dims(d) -> tuple:

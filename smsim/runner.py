@@ -2,7 +2,7 @@
 
 Life of a command-line launch: ``smsim run TARGET`` names a built-in workload (a family such as
 ``transpose``: all its cases; or one case, ``transpose.naive``), a Python file that declares ``CASES`` as
-the workload modules do (a list of :class:`workloads.case.Case`), or a PTX file (one kernel, launched with
+the workload modules do (a list of :class:`smsim.Case`), or a PTX file (one kernel, launched with
 arguments made up from its parameters: :func:`ptx_cases`). :func:`resolve` turns it into cases;
 :func:`launch_case` sets a case up at a size (``test``, ``full`` or a number), launches it on a config with
 ``--set`` overrides, checks the outputs against the case's numpy reference and returns the result.
@@ -24,10 +24,13 @@ import importlib.util
 import itertools
 import os
 import sys
+from typing import Any, Sequence
 
 import numpy as np
 
 from workloads import case as cases
+
+from .case import Case
 
 
 class UsageError(ValueError):
@@ -90,21 +93,23 @@ def _file_cases(path: str) -> list:
         where = f"{path}:{line}" if line else path
         raise UsageError(f"{where}: importing it failed: {type(e).__name__}: {e}") from None
     found = getattr(module, "CASES", None)
-    if not found or not all(isinstance(c, cases.Case) for c in found):
-        raise UsageError(f"{path}: declares no cases; define CASES = [workloads.case.Case(...), ...] as the "
+    if not found or not all(isinstance(c, Case) for c in found):
+        raise UsageError(f"{path}: declares no cases; define CASES = [smsim.Case(...), ...] as the "
                          f"modules in workloads/ do (see docs/labs/README.md)")
     return list(found)
 
 
 def _import_file(path: str, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{path}: cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
 
-def ptx_cases(path: str, kernel: str | None = None, grid=None, block=256) -> list:
+def ptx_cases(path: str, kernel: str | None = None, grid: int | None = None, block: int = 256) -> list:
     """One case per selected kernel of a PTX file. Its launch at size ``n`` (``test`` 4096, ``full`` 2**20,
     or a number): ``block`` threads per block, ``grid`` blocks (default: enough for ``n`` threads); each
     64-bit parameter is taken for a pointer and gets a float32 array of ``n`` elements (random in [0, 1)),
@@ -137,10 +142,10 @@ def _ptx_arg(param, n: int, rng):
         return rng.random(n).astype(np.float32)
     if t.startswith("f"):
         return np.float32(1.0) if t == "f32" else np.float64(1.0)
-    return {"s32": np.int32, "u32": np.uint32, "b32": np.uint32}.get(t, np.int32)(n)
+    return np.dtype({"u32": np.uint32, "b32": np.uint32}.get(t, np.int32)).type(n)
 
 
-def size_of(text: str):
+def size_of(text: str) -> str | int:
     """``test``, ``full`` or a positive int, from the command line."""
     if text in ("test", "full"):
         return text
@@ -153,7 +158,7 @@ def size_of(text: str):
     return n
 
 
-def parse_sets(items) -> dict:
+def parse_sets(items: Sequence[str] | None) -> dict:
     """``["l1.size_bytes=65536", ...]`` -> overrides (numbers and booleans parsed, else strings)."""
     out = {}
     for item in items or ():
@@ -175,8 +180,9 @@ def _value(text: str):
 
 
 # --------------------------------------------------------------------------------------------- launches
-def launch_case(case, size="test", config="h100", overrides=None, blocks="share", seed: int = 0,
-                registers=None, extra_shared: int = 0, block=None, check: bool = True, **options):
+def launch_case(case: Case, size: str | int = "test", config: Any = "h100", overrides: dict | None = None,
+                blocks: str | int = "share", seed: int = 0, registers: int | None = None, extra_shared: int = 0,
+                block: int | None = None, check: bool = True, **options: Any) -> tuple:
     """Set ``case`` up, launch it timed and check its outputs; ``(setup, result)``."""
     import smsim
     s = case.setup(size, seed)
@@ -206,7 +212,7 @@ def _reshape(case, s, block: int) -> tuple:
 LAUNCH_AXES = ("warps_per_sm", "block", "registers", "smem", "config")
 
 
-def parse_vary(items) -> dict:
+def parse_vary(items: Sequence[str] | None) -> dict:
     """``["warps_per_sm=4..64", "block=64,128"]`` -> ``{axis: [values]}``. ``a..b`` doubles from a to b;
     ``a..b:s`` steps by s; ``x,y,z`` lists."""
     axes = {}
@@ -242,7 +248,8 @@ def points(axes: dict) -> list:
     return [dict(zip(keys, combo)) for combo in itertools.product(*(axes[k] for k in keys))]
 
 
-def shared_for_warps(case, size, config, overrides, warps: int, registers=None) -> int:
+def shared_for_warps(case: Case, size: str | int, config: Any, overrides: dict | None, warps: int,
+                     registers: int | None = None) -> int:
     """Extra dynamic shared bytes per block that leave room for ``warps // warps_per_block`` blocks per SM."""
     from . import config as config_mod
     from .occupancy import occupancy
@@ -280,7 +287,7 @@ def sweep_row(task: tuple) -> dict:
     return row_of(case.id, point, res)
 
 
-def row_of(case_id: str, point: dict, res) -> dict:
+def row_of(case_id: str, point: dict, res: Any) -> dict:
     """The plain figures of one result that sweep tables, CSVs and plots show."""
     from .report import stall_rows
     m, occ = res.metrics, res.occupancy

@@ -1,11 +1,11 @@
 """Warp schedulers: one per sub-partition, each issuing at most one warp-instruction per cycle.
 
 Life of a cycle: the SM's clock (:class:`Clock`, one SimPy process) runs each sub-partition, which asks its
-policy for the order in which to consider its resident warps (:class:`LooseRoundRobin`,
-:class:`GreedyThenOldest`, :class:`TwoLevel`, chosen by ``scheduler.policy``), and issues the first warp
-whose next instruction is ready (:attr:`Warp.ready_at`) and whose pipe or queue has room (its
-sub-partition's pipes, or the SM's memory queues, :meth:`smsim.sm.SM.mem_blocked`; a warp held up there
-is noted as throttled). Issuing takes as many cycles as the instruction's issue slots (0 for
+policy for the order in which to consider its resident warps (:mod:`smsim.policies`: ``lrr``, ``gto``,
+``two_level``, chosen by ``scheduler.policy``), and issues the first warp whose next instruction is ready
+(:attr:`Warp.ready_at`) and whose pipe or queue has room (its sub-partition's pipes, or the SM's memory
+queues, :meth:`smsim.sm.SM.mem_blocked`; a warp held up there is noted as throttled,
+:meth:`smsim.warp.Warp.block_on`). Issuing takes as many cycles as the instruction's issue slots (0 for
 ``ld.param`` and ``cvta``, 2-3 for 64-bit integer arithmetic); then the scheduler looks again. A
 scheduler that finds nothing to issue remembers the earliest cycle one of its warps could
 (:attr:`SubPartition.idle_until`: every ready time is known in advance, memory results included) and is
@@ -15,95 +15,31 @@ straight to the next cycle any scheduler may issue in: idle cycles cost neither 
 from __future__ import annotations
 
 import math
-from itertools import chain
+from typing import Any
 
-from .warp import INF, LONG
-
-
-class LooseRoundRobin:
-    """Warps in turn, starting after the one that issued last."""
-    parked = ()                # warps the policy keeps from issuing for now (their readiness still wakes it)
-
-    def __init__(self, spec):
-        self.last = -1
-
-    def order(self, warps: list, t: float) -> list:
-        n = len(warps)
-        if n < 2:
-            return warps
-        k = (self.last + 1) % n
-        return warps[k:] + warps[:k]
-
-    def issued(self, warps: list, w) -> None:
-        self.last = warps.index(w)
-
-
-class GreedyThenOldest:
-    """The warp that issued last, as long as it can; then the oldest (Rogers et al., MICRO 2012)."""
-    parked = ()
-
-    def __init__(self, spec):
-        self.last = None
-
-    def order(self, warps: list, t: float) -> list:
-        last = self.last
-        if last is None or last.info is None or len(warps) < 2 or warps[0] is last:
-            return warps
-        return chain((last,), warps)
-
-    def issued(self, warps: list, w) -> None:
-        self.last = w
-
-
-class TwoLevel:
-    """Two-level scheduling (Narasiman et al., MICRO 2011): greedy-then-oldest among an active set of
-    ``two_level_active`` warps; a warp waiting on a long-latency load leaves the set for the oldest
-    pending warp."""
-
-    def __init__(self, spec):
-        self.size = spec.two_level_active
-        self.active: list = []
-        self.parked: list = []
-        self.gto = GreedyThenOldest(spec)
-
-    def order(self, warps: list, t: float) -> list:
-        active = [w for w in self.active if w.info is not None]
-        for w in list(active):
-            if w.reason == LONG and w.ready_at > t and len(warps) > self.size:
-                active.remove(w)
-        for w in warps:
-            if len(active) >= self.size:
-                break
-            if w not in active and not (w.reason == LONG and w.ready_at > t):
-                active.append(w)
-        self.active = active
-        self.parked = [w for w in warps if w not in active]
-        return self.gto.order(active, t)
-
-    def issued(self, warps: list, w) -> None:
-        self.gto.issued(warps, w)
-
-
-POLICIES = {"lrr": LooseRoundRobin, "gto": GreedyThenOldest, "two_level": TwoLevel}
+from .contracts import SchedulerPolicy
+from .warp import INF, Warp
 
 
 class SubPartition:
-    """One warp scheduler: its resident warps, its policy, its dispatch pipes' next-free cycles and the
-    cycle its current instruction's issue slots end."""
+    """One warp scheduler of ``sm``: its resident warps, its ``policy`` (built for it by the builder),
+    its dispatch pipes' next-free cycles and the cycle its current instruction's issue slots end."""
 
-    def __init__(self, sm, index: int, spec):
+    def __init__(self, sm: Any, index: int, policy: SchedulerPolicy):
         self.sm, self.index = sm, index
-        self.policy = POLICIES[spec.policy](spec)
+        self.policy = policy
         self.warps: list = []            # resident warps, oldest first
         self.pipe_free: dict = {}
         self.busy_until = 0.0
         self.idle_until = 0.0            # no warp can issue before then, unless the clock is poked
 
-    def add(self, warp) -> None:
+    def add(self, warp: Warp) -> None:
+        """A warp becomes resident here (the clock looks again)."""
         self.warps.append(warp)
         self.sm.clock.poke()
 
-    def remove(self, warp) -> None:
+    def remove(self, warp: Warp) -> None:
+        """A warp has exited."""
         self.warps.remove(warp)
 
     def cycle(self, t: float) -> float:
@@ -144,7 +80,7 @@ class SubPartition:
                 if until <= t:
                     return w, wake
                 if until > w.blocked_until:             # ready, but its pipe is busy
-                    w.blocked_until, w.blocked_reason = until, throttle[info.unit]
+                    w.block_on(until, throttle[info.unit])
             if until < wake:
                 wake = until
         for w in self.policy.parked:
@@ -160,7 +96,7 @@ class Clock:
     retired after draining, a new block). A poke while it runs (a barrier released by an issue) makes it
     look again at the next cycle."""
 
-    def __init__(self, env, subs: list):
+    def __init__(self, env: Any, subs: list):
         self.env, self.subs = env, subs
         self.wake = None          # the event a sleeping clock waits on
         self.kicked = False
@@ -168,6 +104,8 @@ class Clock:
         env.process(self.run())
 
     def poke(self) -> None:
+        """Something changed outside an issue (a barrier released, a warp retired, a block arrived): every
+        scheduler looks again, from the next cycle the clock runs."""
         for sub in self.subs:               # a warp's state changed outside its scheduler's issue
             sub.idle_until = 0.0
         wake = self.wake
@@ -180,7 +118,8 @@ class Clock:
         if event.wake is self.wake:
             self.poke()
 
-    def run(self):
+    def run(self) -> Any:
+        """The SimPy process (started by the constructor)."""
         env, subs = self.env, self.subs
         t = env.now
         while True:

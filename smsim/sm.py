@@ -2,10 +2,10 @@
 
 Life of a block: the block scheduler (:meth:`SM.start`) makes resident as many of the blocks to time as
 the occupancy allows. A block runs on the functional interpreter when it is dispatched
-(:func:`isa.trace.trace_blocks`, together with the next blocks to dispatch, up to ``TRACE_LANES`` lanes),
-which gives each warp its instruction stream and the addresses of its
-memory accesses; its warps, placed on sub-partition ``warp slot % 4``, then replay those streams against
-the clock. When a block's last warp retires, the next block is dispatched in its place.
+(:func:`isa.trace.trace_blocks`, together with the next blocks to dispatch, up to :data:`TRACE_LANES`
+lanes), which gives each warp its instruction stream and the addresses of its memory accesses; its warps,
+placed on sub-partition ``warp slot % sm.subpartitions``, then replay those streams against the clock.
+When a block's last warp retires, the next block is dispatched in its place.
 
 Life of an instruction (:meth:`SM.issue`, called by a sub-partition's scheduler at cycle ``t``): the
 warp's waiting cycles are attributed (:meth:`smsim.warp.Warp.account`); then its timing effect: a
@@ -14,43 +14,60 @@ fixed-latency result is ready ``latency_cycles`` after the last issue slot and t
 global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, their destination
 registers pending until the data returns; a branch holds the warp ``branch`` cycles; a barrier holds it
 until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it.
-Given a ``recorder`` (:class:`smsim.warp.Timeline`), the SM makes :class:`~smsim.warp.RecordingWarp` warps.
+Every change to a warp's state goes through :class:`~smsim.warp.Warp`'s methods. Given a ``recorder``
+(:class:`smsim.warp.Timeline`), the SM hands it to each warp as its hook. The SM is built, with its memory
+units and scheduler policies, by :func:`smsim.single_sm.build_sm`; it talks to shared memory and L1
+through their contracts (:mod:`smsim.contracts`).
 """
 from __future__ import annotations
 
 from collections import deque
 from itertools import islice
+from typing import Any, Sequence
 
 import numpy as np
 
 from isa.trace import SPACE_NAMES, op_infos, trace_blocks
 
+from .config import Config
+from .contracts import L1Model, SchedulerPolicy, SharedMemoryModel
 from .fast import coalesce
 from .scheduler import Clock, SubPartition
-from .warp import BARRIER, BRANCH, LONG, R, SHORT, WAIT, RecordingWarp, Warp
+from .stats import Stats
+from .warp import BRANCH, LONG, R, SHORT, WAIT, Timeline, Warp
 
 _THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
              "sfu": R["math_pipe_throttle"], "sync": R["mio_throttle"], "branch": R["dispatch_stall"],
              "barrier": R["dispatch_stall"]}
 _LG, _MIO = R["lg_throttle"], R["mio_throttle"]
 _LATENCY_REASON = {"fixed": WAIT, "short_scoreboard": SHORT, "long_scoreboard": LONG, "control": WAIT}
-TRACE_LANES = 4096        # lanes of consecutive blocks run functionally together
-LOCAL_BASE = 1 << 56      # local memory's place in the cache's address space (above any global address)
+#: Not hardware: how many lanes of consecutive pending blocks the functional interpreter runs together when
+#: one of them is dispatched (a batch of work for numpy; larger batches trade memory for speed)
+TRACE_LANES = 4096
+#: Not hardware: where local memory sits in the caches' address space, above any global address (the
+#: interpreter's are below 2**48), so local and global lines never alias
+LOCAL_BASE = 1 << 56
+#: Local memory is interleaved across a warp's lanes in words of this many bytes (the hardware's layout:
+#: word k of the 32 lanes of a warp are consecutive)
+LOCAL_WORD_BYTES = 4
+WARP_LANES = 32
 
 
 class Block:
     """A resident block: its trace (:class:`isa.trace.BlockTrace`), its warps and its barrier."""
 
-    def __init__(self, sm, index: int, trace, warps: list):
-        self.sm, self.index, self.trace, self.warps = sm, index, trace, warps
+    def __init__(self, sm: "SM", index: int, trace: Any):
+        self.sm, self.index, self.trace = sm, index, trace
+        self.warps: list = []
         self.arrived: list = []
-        self.op = None                    # the barrier instruction the arrived warps wait at
-        self.running = len(warps)
+        self.info: Any = None             # the barrier instruction (OpInfo) the arrived warps wait at
+        self.running = 0
 
-    def arrive(self, warp, op, t: float) -> None:
-        warp.at_barrier = True
+    def arrive(self, warp: Warp, t: float) -> None:
+        """``warp`` issued its current instruction, a barrier, at ``t``."""
+        warp.wait_at_barrier()
         self.arrived.append(warp)
-        self.op = op
+        self.info = warp.info
         self._maybe_release(t)
 
     def _maybe_release(self, t: float) -> None:
@@ -59,14 +76,11 @@ class Block:
         arrived, self.arrived = self.arrived, []
         release = t + self.sm.spec.pipes.barrier.latency_cycles
         for w in arrived:
-            w.at_barrier = False
-            w.fetch_at, w.fetch_reason = release, BARRIER
-            for r in self.sm.infos[self.op.index].dsts:
-                w.reg_ready[r], w.reg_reason[r] = release, BARRIER
-            w.refresh()
+            w.release_barrier(release, self.info.dsts)
             self.sm.clock.poke()
 
     def warp_done(self, t: float) -> None:
+        """One of its warps retired at ``t``: the barrier may now be complete, or the block done."""
         self.running -= 1
         if self.running:
             self._maybe_release(t)
@@ -75,9 +89,13 @@ class Block:
 
 
 class SM:
-    """One SM: sub-partitions, resident blocks, and the memory units ``shared`` and ``l1``."""
+    """One SM running ``blocks`` (indices) of ``launch`` (an :class:`isa.interp.Launch`), at most
+    ``blocks_per_sm`` resident: sub-partitions (one per ``policies`` entry), resident blocks, and the
+    memory units ``shared`` and ``l1``; counts go to ``stats``; ``recorder``: a :class:`Timeline` or None."""
 
-    def __init__(self, env, spec, launch, blocks: list, blocks_per_sm: int, shared, l1, stats, recorder=None):
+    def __init__(self, env: Any, spec: Config, launch: Any, blocks: Sequence[int], blocks_per_sm: int,
+                 shared: SharedMemoryModel, l1: L1Model, stats: Stats, policies: Sequence[SchedulerPolicy],
+                 recorder: Timeline | None = None):
         self.env, self.spec, self.launch, self.stats = env, spec, launch, stats
         self.recorder = recorder
         self.shared, self.l1 = shared, l1
@@ -85,9 +103,9 @@ class SM:
         self.blocks_per_sm = blocks_per_sm
         self.infos = op_infos(launch.prog)
         self.nregs = len(launch.prog.reg_dtypes)
-        self.warps_per_block = -(-launch.threads_per_block // 32)
+        self.warps_per_block = -(-launch.threads_per_block // WARP_LANES)
         self.free_slots = list(range(spec.sm.max_warps))
-        self.subs = [SubPartition(self, i, spec.scheduler) for i in range(spec.sm.subpartitions)]
+        self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
         self.clock = Clock(env, self.subs)
         self.resident = 0
         self.local_bytes = max(launch.prog.local_bytes, 4)
@@ -107,45 +125,43 @@ class SM:
 
     # ------------------------------------------------------------------ blocks
     def start(self) -> None:
+        """Dispatch the first blocks, as many as may be resident."""
         while self.pending and self.resident < self.blocks_per_sm:
             self._dispatch(self.pending.popleft(), self.env.now)
 
     def _dispatch(self, b: int, t: float) -> None:
-        trace = self._trace(b)
-        warps = []
-        block = Block(self, b, trace, warps)
-        for wt in trace.warps:
+        block = Block(self, b, self._trace(b))
+        for wt in block.trace.warps:
             slot = self.free_slots.pop(0)
-            args = (wt, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls)
-            w = Warp(*args) if self.recorder is None else RecordingWarp(self.recorder, *args)
-            warps.append(w)
-            w.info = self.infos[wt.pcs[0]]
-            w.refresh()
+            w = Warp(wt, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls, self.infos,
+                     self.recorder)
+            block.warps.append(w)
             self.subs[w.sp].add(w)
-        block.running = len(warps)
+        block.running = len(block.warps)
         self.resident += 1
         if not block.running:
             self.block_retired(block, t)
 
-    def _trace(self, b: int):
+    def _trace(self, b: int) -> Any:
         """Block ``b``'s trace; the next pending blocks are run with it (up to TRACE_LANES lanes)."""
         trace = self.traces.pop(b, None)
         if trace is not None:
             return trace
-        limit = max(1, TRACE_LANES // (32 * self.warps_per_block))
+        limit = max(1, TRACE_LANES // (WARP_LANES * self.warps_per_block))
         traces = trace_blocks(self.launch, [b] + list(islice(self.pending, limit - 1)))
         for tr in traces[1:]:
             self.traces[tr.index] = tr
         return traces[0]
 
     def block_retired(self, block: Block, t: float) -> None:
+        """``block``'s last warp retired at ``t``: the next pending block takes its place."""
         self.resident -= 1
         self.stats.blocks_done += 1
         if self.pending:
             self._dispatch(self.pending.popleft(), t)
 
     # ------------------------------------------------------------------ issue
-    def mem_blocked(self, w: Warp, sub: SubPartition, t: float):
+    def mem_blocked(self, w: Warp, sub: SubPartition, t: float) -> float | None:
         """None if ``w``'s next instruction, a memory one, can issue at ``t``; else until when."""
         space = w.info.space
         if space == "shared":
@@ -169,31 +185,22 @@ class SM:
         if info.mem:
             self._memory(w, sub, info, t)
         elif info.barrier:
-            w.block.arrive(w, info.op, t)
+            w.block.arrive(w, t)
         else:
             span = slots if slots > 1 else 1
             interval, latency, reason = self.execs[pc]
             if interval:
                 sub.pipe_free[info.unit] = t + interval * span
-            ready = t + span - 1 + latency
-            rr, why = w.reg_ready, w.reg_reason
-            for r in info.dsts:
-                rr[r], why[r] = ready, reason
+            w.results_at(info.dsts, t + span - 1 + latency, reason)
             if info.branch:
-                w.fetch_at, w.fetch_reason = t + span + self.branch_latency, BRANCH
-        w.k += 1
-        if w.k < len(w.pcs):
-            w.info = self.infos[w.pcs[w.k]]
-            w.refresh()
-        else:
-            w.info = None
+                w.hold_fetch(t + span + self.branch_latency, BRANCH)
+        if not w.advance():
             self._exit(w, t + (slots if slots > 1 else 1), pc)
         return slots
 
     def _exit(self, w: Warp, t: float, pc: int) -> None:
-        w.free_at = max(w.free_at, t)
+        end = w.exit(t)
         self.subs[w.sp].remove(w)
-        end = max(t, w.mem_done)
         if end <= t:
             self._retire(w, t, pc)
             return
@@ -211,7 +218,7 @@ class SM:
     def _memory(self, w: Warp, sub: SubPartition, info, t: float) -> None:
         kind = {"ld": "ld", "st": "st"}.get(info.mem, "atom")
         pc = info.op.index
-        parts = self._parts(w)
+        parts = w.memory_parts(SPACE_NAMES)
         shared_ready = t
         far = []
         for space, a, lanes in parts:
@@ -224,45 +231,28 @@ class SM:
             else:                          # param / const: the constant cache
                 shared_ready = t + (0 if space == "param" else self.spec.shared.latency_cycles)
         if kind != "st":
-            for r in info.dsts:
-                w.reg_ready[r], w.reg_reason[r] = shared_ready, SHORT
+            w.results_at(info.dsts, shared_ready, SHORT)
         if not far:
             return
         space = "local" if all(s == "local" for s, _, _ in parts if s in ("global", "local")) else "global"
         a = far[0] if len(far) == 1 else np.concatenate(far)
-        sectors = coalesce.sectors(a, info.nbytes)
-        nlines = coalesce.lines_of(sectors, self.spec.l1.line_bytes // self.spec.l1.sector_bytes)
+        l1 = self.spec.l1
+        sectors = coalesce.sectors(a, info.nbytes, l1.sector_bytes)
+        nlines = coalesce.lines_of(sectors, l1.line_bytes // l1.sector_bytes)
         self.stats.sectors[pc] += len(sectors)
         bypass = info.cache_op == "cg" or kind == "atom"
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, len(a), t), shared_ready)
-        if done > w.mem_done:
-            w.mem_done = done
-        if kind == "st":
-            if done > w.last_store:
-                w.last_store = done
-        else:
-            for r in info.dsts:
-                w.reg_ready[r], w.reg_reason[r] = done, LONG
-
-    @staticmethod
-    def _parts(w: Warp) -> list:
-        """The memory parts of ``w``'s current instruction: ``[(space, addresses, lanes)]``, one per state
-        space it touched (none if no lane was active)."""
-        tr, blk, c, parts = w.trace, w.block.trace, w.cursor, []
-        mk, n = tr.mem_k, len(tr.mem_k)
-        while c < n and mk[c] == w.k:
-            lo, hi = tr.mem_lo[c], tr.mem_hi[c]
-            parts.append((SPACE_NAMES[tr.mem_space[c]], blk.addr[lo:hi], blk.lanes[lo:hi]))
-            c += 1
-        w.cursor = c
-        return parts
+        w.memory_issued(done, kind == "st")
+        if kind != "st":
+            w.results_at(info.dsts, done, LONG)
 
     def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp) -> np.ndarray:
         """Where an access sits in the caches: global as it is; local interleaved by lane (word ``k`` of
-        the 32 lanes of a warp are consecutive, as the hardware lays out local memory)."""
+        the 32 lanes of a warp are consecutive, as the hardware lays out local memory), each resident warp
+        slot of each block in a region of its own."""
         if space != "local":
             return a
         a = a.astype(np.uint64)
-        base = LOCAL_BASE + (w.slot + 64 * w.block.index) * self.local_bytes * 32
-        return (np.uint64(base) + (a // np.uint64(4)) * np.uint64(128) + lanes.astype(np.uint64) % np.uint64(32)
-                * np.uint64(4) + a % np.uint64(4))
+        word, lanes_ = np.uint64(LOCAL_WORD_BYTES), np.uint64(WARP_LANES)
+        base = LOCAL_BASE + (w.slot + self.spec.sm.max_warps * w.block.index) * self.local_bytes * WARP_LANES
+        return np.uint64(base) + (a // word) * (word * lanes_) + lanes.astype(np.uint64) % lanes_ * word + a % word

@@ -12,14 +12,21 @@ queue it needed was busy, the throttle reason the scheduler noted (``math_pipe_t
 ``mio_throttle``, ``lg_throttle``); the rest ``not_selected``; and ``selected`` for its issue slots.
 After ``exit`` a warp with stores in flight stays resident as ``drain``.
 
-Recording (``smsim.launch(..., timeline=True)``): the SM then makes :class:`RecordingWarp` warps, which
-split their cycles exactly as :class:`Warp` does and also hand each piece, as an interval of cycles in one
-state, to a :class:`Timeline`; the memory queues hand it their transfers (:class:`smsim.mem.queue.
-LoggedQueue`). Plain warps and queues carry no recording code, so a launch without a timeline pays nothing.
+A warp's state has one writer: its own methods. The SM tells it what an issued instruction did
+(:meth:`Warp.results_at`, :meth:`Warp.hold_fetch`, :meth:`Warp.memory_issued`, :meth:`Warp.advance`), the
+scheduler that its pipe or queue was busy (:meth:`Warp.block_on`), its block that it waits at or is
+released from a barrier (:meth:`Warp.wait_at_barrier`, :meth:`Warp.release_barrier`).
+
+Recording (``smsim.launch(..., timeline=True)``): the SM gives each warp a ``hook``, a :class:`Timeline`,
+which :meth:`Warp.account` and :meth:`Warp.retire` hand each piece of the split, as an interval of cycles in
+one state (the split itself is done once, here, for plain and recorded warps alike); the memory queues hand
+it their transfers (:class:`smsim.mem.queue.LoggedQueue`). Without a timeline the hook is None and costs
+one test per issue.
 """
 from __future__ import annotations
 
 import math
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -35,12 +42,17 @@ INF = math.inf
 
 class Warp:
     """Timing state of one resident warp of ``block``, replaying its trace (:class:`isa.trace.WarpTrace`:
-    its instruction stream ``pcs``, ``k`` the next one; its memory accesses, ``cursor`` the next one)."""
+    its instruction stream ``pcs``, ``k`` the next one, ``info`` its :class:`isa.trace.OpInfo` from
+    ``infos``; its memory accesses, ``cursor`` the next one), dispatched at cycle ``t`` into warp slot
+    ``slot`` of sub-partition ``sp``. ``stalls``: the per-instruction stall counters all warps add to
+    (``[pc][reason]``); ``hook``: a :class:`Timeline` to hand state intervals to, or None."""
     __slots__ = ("trace", "pcs", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason", "fetch_at",
-                 "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info",
-                 "mem_done", "last_store", "at_barrier", "done", "start", "end", "stalls")
+                 "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info", "infos",
+                 "mem_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook")
+    info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
 
-    def __init__(self, trace, block, slot: int, sp: int, nregs: int, t: float, stalls: list):
+    def __init__(self, trace: Any, block: Any, slot: int, sp: int, nregs: int, t: float, stalls: list,
+                 infos: Sequence, hook: "Timeline | None" = None):
         self.trace, self.index, self.pcs, self.k, self.cursor = trace, trace.index, trace.pcs, 0, 0
         self.block, self.slot, self.sp = block, slot, sp
         self.reg_ready = [0.0] * nregs
@@ -49,13 +61,16 @@ class Warp:
         self.ready_at, self.reason = t, WAIT
         self.free_at = self.start = t
         self.blocked_until, self.blocked_reason = t, NOT_SELECTED
-        self.info = None
+        self.infos = infos
+        self.info = infos[self.pcs[0]] if self.pcs else None
         self.mem_done = t           # when its global/local memory instructions in flight are done
         self.last_store = t         # when its last store is done (drain)
         self.at_barrier = False
         self.done = False
         self.end = t
-        self.stalls = stalls        # per-pc stall cycles, shared by all warps: [pc, reason]
+        self.stalls = stalls
+        self.hook = hook
+        self.refresh()
 
     def refresh(self) -> None:
         """Recompute :attr:`ready_at` and :attr:`reason` for the next instruction."""
@@ -75,13 +90,69 @@ class Warp:
                 t, reason = self.mem_done, MEMBAR
         self.ready_at, self.reason = t, reason
 
+    # ------------------------------------------------------------------ what an issue did
+    def results_at(self, regs: Sequence[int], ready: float, reason: int) -> None:
+        """Registers ``regs`` are written at ``ready``; until then reading them stalls for ``reason``."""
+        rr, why = self.reg_ready, self.reg_reason
+        for r in regs:
+            rr[r], why[r] = ready, reason
+
+    def hold_fetch(self, until: float, reason: int) -> None:
+        """The next instruction cannot be fetched before ``until`` (a branch resolving, a barrier)."""
+        self.fetch_at, self.fetch_reason = until, reason
+
+    def memory_issued(self, done: float, store: bool) -> None:
+        """A global/local memory instruction of this warp is done at ``done`` (a store: L2 has it)."""
+        if done > self.mem_done:
+            self.mem_done = done
+        if store and done > self.last_store:
+            self.last_store = done
+
+    def memory_parts(self, space_names: Sequence[str]) -> list:
+        """The memory parts of the current instruction: ``[(space, addresses, lanes)]``, one per state space
+        it touched (none if no lane was active); the cursor moves past them."""
+        tr, blk, c, parts = self.trace, self.block.trace, self.cursor, []
+        mk, n, k = tr.mem_k, len(tr.mem_k), self.k
+        while c < n and mk[c] == k:
+            lo, hi = tr.mem_lo[c], tr.mem_hi[c]
+            parts.append((space_names[tr.mem_space[c]], blk.addr[lo:hi], blk.lanes[lo:hi]))
+            c += 1
+        self.cursor = c
+        return parts
+
+    def advance(self) -> bool:
+        """Move to the next instruction of the stream; False when there is none (the warp has exited)."""
+        self.k += 1
+        if self.k < len(self.pcs):
+            self.info = self.infos[self.pcs[self.k]]
+            self.refresh()
+            return True
+        self.info = None
+        return False
+
+    # ------------------------------------------------------------------ scheduler and block
     def block_on(self, until: float, reason: int) -> None:
         """The scheduler found the warp ready but its pipe/queue busy (until ``until``, if known)."""
         if until > self.blocked_until:
             self.blocked_until, self.blocked_reason = until, reason
 
+    def wait_at_barrier(self) -> None:
+        """The warp has arrived at its block's barrier and waits for the others."""
+        self.at_barrier = True
+        self.refresh()
+
+    def release_barrier(self, release: float, regs: Sequence[int]) -> None:
+        """The barrier is released: the warp goes on at ``release`` (``regs``: the barrier's results)."""
+        self.at_barrier = False
+        self.hold_fetch(release, BARRIER)
+        self.results_at(regs, release, BARRIER)
+        self.refresh()
+
+    # ------------------------------------------------------------------ where the cycles went
     def account(self, t: float, slots: int, pc: int) -> None:
-        """Attribute the cycles since the previous issue, issuing at ``t`` for ``slots`` cycles."""
+        """Attribute the cycles since the previous issue, issuing at ``t`` for ``slots`` cycles: up to
+        :attr:`ready_at` to :attr:`reason`, then to the throttle reason while blocked, the rest
+        ``not_selected``, and ``selected`` for the issue slots."""
         row = self.stalls[pc]
         start = self.free_at
         dep = self.ready_at                      # min(max(ready_at, start), t)
@@ -101,44 +172,32 @@ class Warp:
         if t > blocked:
             row[NOT_SELECTED] += t - blocked
         row[SELECTED] += slots
+        hook = self.hook
+        if hook is not None:
+            hook.interval(self, start, dep, self.reason)
+            hook.interval(self, dep, blocked, self.blocked_reason)
+            hook.interval(self, blocked, t, NOT_SELECTED)
+            hook.interval(self, t, t + slots, SELECTED)
         self.free_at = t + slots
         self.blocked_until, self.blocked_reason = self.free_at, NOT_SELECTED
+
+    def exit(self, t: float) -> float:
+        """The warp's ``exit`` has issued, its slots ending at ``t``: the cycle it can leave (when its
+        memory operations are done)."""
+        if t > self.free_at:
+            self.free_at = t
+        return max(t, self.mem_done)
 
     def retire(self, t: float, pc: int) -> None:
         """The warp has exited at ``t``; it leaves once its stores are done (``drain``)."""
         self.done = True
-        end = max(t, self.free_at, self.last_store)
-        if end > self.free_at:
-            self.stalls[pc][DRAIN] += end - self.free_at
-        self.end = end
-
-
-class RecordingWarp(Warp):
-    """A :class:`Warp` that also records each state interval it attributes into ``rec`` (a :class:`Timeline`)."""
-    __slots__ = ("rec", "last")
-
-    def __init__(self, rec, *args):
-        super().__init__(*args)
-        self.rec, self.last = rec, -1       # ``last``: index of its latest interval in ``rec``
-
-    def account(self, t: float, slots: int, pc: int) -> None:
-        start, rec = self.free_at, self.rec
-        dep = self.ready_at if self.ready_at < t else t          # the same split as Warp.account
-        if dep < start:
-            dep = start
-        blocked = self.blocked_until if self.blocked_until < t else t
-        if blocked < dep:
-            blocked = dep
-        rec.interval(self, start, dep, self.reason)
-        rec.interval(self, dep, blocked, self.blocked_reason)
-        rec.interval(self, blocked, t, NOT_SELECTED)
-        rec.interval(self, t, t + slots, SELECTED)
-        super().account(t, slots, pc)
-
-    def retire(self, t: float, pc: int) -> None:
         free = self.free_at
-        super().retire(t, pc)
-        self.rec.interval(self, free, self.end, DRAIN)
+        end = max(t, free, self.last_store)
+        if end > free:
+            self.stalls[pc][DRAIN] += end - free
+            if self.hook is not None:
+                self.hook.interval(self, free, end, DRAIN)
+        self.end = end
 
 
 class Timeline:
@@ -147,21 +206,22 @@ class Timeline:
 
     COLUMNS = ("slot", "block", "warp", "start", "end", "state")
 
-    def __init__(self):
-        self.rows = {c: [] for c in self.COLUMNS}
+    def __init__(self) -> None:
+        self.rows: dict = {c: [] for c in self.COLUMNS}
         self.logs: dict = {}
+        self.last: dict = {}        # warp -> index of its latest interval in ``rows``
 
-    def interval(self, w: RecordingWarp, a: float, b: float, state: int) -> None:
+    def interval(self, w: Warp, a: float, b: float, state: int) -> None:
         """Warp ``w`` spent cycles ``[a, b)`` in ``state`` (nothing if empty)."""
         if b <= a:
             return
-        rows, i = self.rows, w.last
+        rows, i = self.rows, self.last.get(w, -1)
         if i >= 0 and rows["state"][i] == state and rows["end"][i] == a:
             rows["end"][i] = b
             return
         for key, v in zip(self.COLUMNS, (w.slot, w.block.index, w.index, a, b, state)):
             rows[key].append(v)
-        w.last = len(rows["state"]) - 1
+        self.last[w] = len(rows["state"]) - 1
 
     def log(self, level: str) -> list:
         """The transfer log of ``level`` (a new, empty one the first time)."""

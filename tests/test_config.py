@@ -11,7 +11,8 @@ from importlib import resources
 
 import pytest
 
-from smsim.config import POLICIES, Config, ConfigError, SmSpec, load, presets
+from smsim.config import Config, ConfigError, SmSpec, load, presets
+from smsim.registry import BY_KEY
 
 PRESETS = ("a100", "h100", "h200", "tiny", "v100")
 SM_SECTIONS = ("sm", "scheduler", "pipes", "shared", "l1")   # identical on H100 and H200 (one SM design)
@@ -76,7 +77,9 @@ def test_every_preset_loads_and_is_consistent(name):
     assert cfg.l2.size_bytes > cfg.l1.size_bytes * 4
     assert cfg.l2.hit_latency_cycles > cfg.l1.hit_latency_cycles
     assert cfg.dram.latency_cycles > cfg.dram.row_hit_latency_cycles
-    assert cfg.scheduler.policy in POLICIES
+    for key, reg in BY_KEY.items():                                      # every part names a registered model
+        section, field = key.split(".")
+        assert getattr(getattr(cfg, section), field) in reg
     assert load(name) == cfg                                             # deterministic
 
 
@@ -103,7 +106,7 @@ def test_every_preset_value_cites_a_source(name):
     assert _uncommented_lines(text) == []
     assigned = sum(1 for line in text.splitlines() if _ASSIGN.match(line))
     leaves = sum(len(dataclasses.fields(section)) for section in _sections(load(name)))
-    assert assigned == leaves == 63                       # every key of every section, each on its own line
+    assert assigned == leaves == 67                       # every key of every section, each on its own line
 
 
 def _sections(cfg: Config) -> list:
@@ -215,7 +218,7 @@ def test_not_a_power_of_two(tmp_path, section, key, value):
 
 
 def test_bad_policy_and_replacement_names(tmp_path):
-    with pytest.raises(ConfigError, match=r"scheduler\.policy = 'fifo'; choose one of lrr, gto, two_level"):
+    with pytest.raises(ConfigError, match=r"scheduler\.policy = 'fifo'; choose one of gto, lrr, two_level"):
         load(_write(tmp_path, _edit("scheduler", "policy", "fifo")))
     with pytest.raises(ConfigError, match=r"l2\.replacement = 'mru'; choose one of lru, fifo, random"):
         load(_write(tmp_path, _edit("l2", "replacement", "mru")))
@@ -357,3 +360,17 @@ def test_config_is_frozen():
         cfg.pipes.fp32.latency_cycles = 1
     assert cfg.l1.assoc == 4 and hash(cfg.sm) == hash(load("tiny").sm)
     assert isinstance(cfg.sm, SmSpec) and cfg.name == "tiny (synthetic)"
+
+
+@pytest.mark.parametrize("overrides,message", [
+    ({"l2.sector_bytes": 64}, "l1.sector_bytes = 32 and l2.sector_bytes = 64 must be equal"),
+    ({"l1.size_bytes": 524288}, "l1.size_bytes = 524288 exceeds sm.unified_l1_shared_bytes = 262144"),
+    ({"dram.row_bytes": 16}, "dram.row_bytes = 16 must be a multiple of l2.sector_bytes = 32"),
+    ({"scheduler.two_level_active": 17}, "scheduler.two_level_active = 17 exceeds the 16 warps"),
+    ({"l1.sector_bytes": 256, "l2.sector_bytes": 256}, "l1.line_bytes must be a multiple of l1.sector_bytes"),
+    ({"l2.model": "write_back"}, "l2.model = 'write_back'; choose one of write_through"),
+    ({"dram.model": "gddr"}, "dram.model = 'gddr'; choose one of hbm"),
+])
+def test_values_that_contradict_each_other_or_name_no_model_are_config_errors(overrides, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load("h100", overrides)

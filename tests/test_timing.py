@@ -39,6 +39,7 @@ def _copy(stride=1, n=8192, **kw):
     return res, out, inp
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", cases.all_cases(), ids=lambda c: c.id)
 def test_every_workload_runs_timed_with_correct_outputs(case):
     _, res = cases.run_case(case, "test", timing=True, config="h100")
@@ -165,6 +166,7 @@ def test_bad_config_values_are_config_errors():
         _copy(config="nosuch")
 
 
+@pytest.mark.slow
 def test_every_load_sector_is_one_l1_lookup_hit_or_miss():
     # naive matmul re-reads rows of A from L1 while their first miss is still in flight: those merges are
     # misses (Nsight counts them so), so hits + misses is exactly the sectors, with hits on both sides
@@ -189,11 +191,12 @@ def test_a_simulation_that_stops_early_is_an_error_not_a_result(monkeypatch):
 def test_hbm_latency_grows_with_the_utilization_of_its_share():
     from smsim.config import load
     from smsim.mem.dram import Dram
+    from smsim.mem.queue import BandwidthQueue
     spec = load("h200").dram
     sector = np.array([1 << 20])
-    idle = Dram(spec, bytes_per_cycle=32.0)
+    idle = Dram(spec, BandwidthQueue(32.0), 32)
     assert idle.read(sector, 0.0) == pytest.approx(1 + spec.latency_cycles + spec.loaded_latency_cycles / 1000)
-    busy = Dram(spec, bytes_per_cycle=32.0)
+    busy = Dram(spec, BandwidthQueue(32.0), 32)
     t = 0.0
     for k in range(5000):                         # one sector per cycle: the share is fully used
         busy.read(np.array([k * 64]), t)
@@ -201,7 +204,36 @@ def test_hbm_latency_grows_with_the_utilization_of_its_share():
     assert busy.queue.free == t                   # no backlog: the extra latency is not queueing
     late = busy.read(np.array([1 << 30]), t) - t
     assert late == pytest.approx(1 + spec.latency_cycles + spec.loaded_latency_cycles, rel=0.01)
-    half = Dram(spec, bytes_per_cycle=64.0)        # half as many bytes as it could move
+    half = Dram(spec, BandwidthQueue(64.0), 32)        # half as many bytes as it could move
     for k in range(5000):
         half.read(np.array([k * 64]), float(k))
     assert half.utilization == pytest.approx(0.5, rel=0.01)
+
+
+def test_sector_size_from_the_config_is_honoured_at_every_level():
+    """64-byte sectors (L1 and L2 alike): a coalesced float copy touches half as many sectors, and every
+    level's byte count is its sectors times the configured size."""
+    @cuda.jit
+    def copy(out, inp, n):
+        i = cuda.grid(1)
+        if i < n:
+            out[i] = inp[i]
+    n = 8192
+    inp = np.arange(n, dtype=np.float32)
+    runs = {}
+    for sb in (32, 64):
+        out = np.zeros(n, np.float32)
+        runs[sb] = smsim.launch(copy, n // 256, 256, (out, inp, n), config="h100", blocks="all",
+                                overrides={"l1.sector_bytes": sb, "l2.sector_bytes": sb})
+        np.testing.assert_array_equal(out, inp)
+    for sb, res in runs.items():
+        m = res.metrics
+        ld = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+        st = m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
+        assert ld == st == n * 4 // sb
+        assert m["smsim.l1.bytes"] == (ld + st) * sb == 2 * n * 4
+        l2 = m["lts__t_sectors_srcunit_tex_op_read.sum"] + m["lts__t_sectors_srcunit_tex_op_write.sum"]
+        assert m["smsim.l2.bytes"] == l2 * sb == 2 * n * 4
+        assert m["dram__bytes_read.sum"] == n * 4 and m["dram__bytes_write.sum"] == n * 4
+    with pytest.raises(smsim.config.ConfigError, match="l1.sector_bytes = 64 and l2.sector_bytes = 32"):
+        smsim.config.load("h100", {"l1.sector_bytes": 64})

@@ -1,5 +1,6 @@
 """smsim's workload library: the kernels of the GPU memory-optimization articles, one module per family,
-each with a numpy reference and named cases (see :mod:`workloads.case`).
+each with a numpy reference and named cases (:class:`smsim.Case`; the families are listed in
+:mod:`workloads.case`).
 
     import workloads
     case = workloads.get("transpose.tiled_padded")

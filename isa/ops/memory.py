@@ -2,10 +2,12 @@
 
 Life of a load: the address operand gives one address per active lane; generic addresses are split by
 window into global/shared/local/const; each part is bounds- and alignment-checked
-(:meth:`~isa.decode.Op.access`) and gathered from a typed view of the space's buffer; the values land in
-the destination register(s), zero- or sign-extended to the register width. Stores scatter the same way
-(several lanes storing to one address: the highest lane's value stays). Atomics run lane by lane in
-ascending thread order in a numba loop (:mod:`isa.fastatomic`), returning the old values.
+(:meth:`~isa.decode.ExecContext.access`) and gathered from a typed view of the space's buffer; the values
+land in the destination register(s), zero- or sign-extended to the register width. Stores scatter the
+same way (several lanes storing to one address: the highest lane's value stays). Atomics run lane by lane
+in ascending thread order in a numba loop (:mod:`isa.fastatomic`), returning the old values. When the
+batch traces for the timing model, each part's space addresses and lanes go into its
+:class:`~isa.engine.TraceLog`.
 """
 from __future__ import annotations
 

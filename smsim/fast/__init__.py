@@ -1,9 +1,9 @@
 """Numba hot loops of the memory system, each with a plain-numpy twin that the tests compare against.
 
 A warp's memory instruction passes through them in this order: :mod:`.coalesce` turns a global access's
-per-lane addresses into the distinct 32-byte sectors it touches (and the lines holding them); :mod:`.cache`
-looks those sectors up in a sectored set-associative cache (L1, then L2) and fills the ones that missed;
-:mod:`.banks` counts the wavefronts a shared-memory access (or shared atomic) needs.
+per-lane addresses into the distinct sectors it touches (``l1.sector_bytes``, 32 on NVIDIA GPUs) and the
+lines holding them; :mod:`.cache` looks those sectors up in a sectored set-associative cache (L1, then
+L2) and fills the ones that missed; :mod:`.banks` counts the wavefronts a shared-memory access (or shared atomic) needs.
 
 Every compiled function is ``@njit(cache=True)``: the first call in a fresh checkout compiles (seconds),
 later runs load the cache.

@@ -1,4 +1,5 @@
-"""Coalescing: the distinct sectors (32 bytes on NVIDIA GPUs) one warp's global access touches.
+"""Coalescing: the distinct sectors (32 bytes on NVIDIA GPUs; the timing model passes the config's
+``l1.sector_bytes``) one warp's global access touches.
 
 Life of a request: a warp's ``ld``/``st``/``atom`` has one address per active lane, each covering ``nbytes``
 bytes. :func:`sectors` turns them into the sorted distinct sector indices ``addr // sector_bytes`` over every

@@ -2,7 +2,7 @@
 
 Life of a request: L2 misses arrive at cycle ``t`` as a set of 32-byte sectors. They queue for this SM's
 share of the device bandwidth (:class:`~smsim.mem.queue.BandwidthQueue`: ``bandwidth_gbps`` divided among
-the SMs the launch keeps busy, see :mod:`smsim.gpu`); once their turn comes they take the row-miss latency,
+the SMs the launch keeps busy, see :mod:`smsim.single_sm`); once their turn comes they take the row-miss latency,
 or the shorter row-hit latency when every DRAM row they touch was accessed within ``row_open_cycles``
 (an open page). As the bandwidth share gets busy, latency grows (HBM's *loaded latency*: bank and
 refresh conflicts, read/write turnarounds): a read takes ``loaded_latency_cycles x u`` more, ``u`` the
@@ -11,6 +11,7 @@ recent utilization of the share (the transfer time it was asked for, decaying wi
 unloaded latency until the share saturates, and reaches the plateau with too few bytes in flight. The
 data arrives at ``start + latency + transfer time``. Reads and writes are counted in bytes
 (``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them.
+Registered as ``dram.model = "hbm"``.
 """
 from __future__ import annotations
 
@@ -18,15 +19,20 @@ import math
 
 import numpy as np
 
+from ..config import DramSpec
+from ..contracts import level_metrics
+from ..registry import DRAM_MODELS
 from .queue import BandwidthQueue
 
 
+@DRAM_MODELS.register("hbm")
 class Dram:
-    """This SM's share of HBM (``spec``: :class:`smsim.config.DramSpec`)."""
+    """This SM's share of HBM (``spec``: :class:`smsim.config.DramSpec`; ``queue``: its share of the
+    bandwidth; ``sector_bytes``: the size of the sectors L2 asks for)."""
 
-    def __init__(self, spec, bytes_per_cycle: float, sector_bytes: int = 32):
+    def __init__(self, spec: DramSpec, queue: BandwidthQueue, sector_bytes: int):
         self.spec, self.sector_bytes = spec, sector_bytes
-        self.queue = BandwidthQueue(bytes_per_cycle)
+        self.queue = queue
         self.open_rows: dict = {}        # row -> cycle of its last access
         self.bytes_read = self.bytes_write = 0
         self.row_hits = self.row_misses = 0
@@ -40,11 +46,19 @@ class Dram:
         return done + self._latency(sectors, start) + self.spec.loaded_latency_cycles * self._load(t, nbytes)
 
     def write(self, sectors: np.ndarray, t: float) -> None:
+        """Write ``sectors`` at ``t``: bandwidth and row state, no waiting."""
         nbytes = len(sectors) * self.sector_bytes
         self.bytes_write += nbytes
         start, _ = self.queue.transfer(t, nbytes)
         self._latency(sectors, start)
         self._load(t, nbytes)
+
+    def metrics(self, cycles: float) -> dict:
+        """``dram__bytes_{read,write}.sum``, the throughput % of this SM's share, row hits and misses."""
+        return {"dram__bytes_read.sum": self.bytes_read, "dram__bytes_write.sum": self.bytes_write,
+                "smsim.dram.row_hits": self.row_hits, "smsim.dram.row_misses": self.row_misses,
+                "dram__throughput.avg.pct_of_peak_sustained_elapsed": 100.0 * self.queue.busy / max(cycles, 1.0),
+                **level_metrics("dram", self.bytes_read + self.bytes_write, self.queue.rate)}
 
     def _load(self, t: float, nbytes: int) -> float:
         """Add a transfer of ``nbytes`` at ``t`` to the recent utilization; the utilization (0..1)."""

@@ -18,7 +18,7 @@ it is submitted (:meth:`L1.access`, Lindley's recursion as in :mod:`smsim.mem.qu
 completion cycle, and no simulation event is spent on it. What is known of the queue at a cycle (how many
 requests wait for the tag stage) is kept as their start cycles. Counters follow Nsight's
 ``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_*`` and ``..._ld_lookup_{hit,miss}`` (a merge with a
-pending fill counts as a miss).
+pending fill counts as a miss). Registered as ``l1.model = "sectored"``.
 """
 from __future__ import annotations
 
@@ -28,21 +28,26 @@ from collections import deque
 
 import numpy as np
 
+from ..config import L1Spec
+from ..contracts import L2Model, level_metrics
 from ..fast import cache
 from ..fast.cache import SectorCache
+from ..registry import L1_MODELS
 from .queue import BandwidthQueue
 
 
+@L1_MODELS.register("sectored")
 class L1:
-    """The SM's L1 (``spec``: :class:`smsim.config.L1Spec`) in front of ``l2``."""
+    """The SM's L1 (``spec``: :class:`smsim.config.L1Spec`; ``size_bytes``: what the carveout leaves,
+    rounded down to whole sets; ``data``: the return path, at ``data_bytes_per_cycle``) in front of ``l2``."""
 
-    def __init__(self, spec, size_bytes: int, l2, seed: int = 0):
+    def __init__(self, spec: L1Spec, size_bytes: int, data: BandwidthQueue, l2: L2Model, seed: int = 0):
         self.spec, self.l2 = spec, l2
         unit = spec.line_bytes * spec.assoc
         self.size_bytes = max(unit, size_bytes // unit * unit)
         self.cache = SectorCache(self.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc,
                                  spec.replacement, seed)
-        self.data = BandwidthQueue(spec.data_bytes_per_cycle)
+        self.data = data
         self.waiting: deque = deque()     # tag-stage start cycles of queued requests (non-decreasing)
         self.tag_free = 0.0               # cycle the tag stage can take the next request
         self.mshr_used = 0
@@ -75,6 +80,29 @@ class L1:
             return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, ops))
         return self._load(space, sectors, bypass, tend)
 
+    def metrics(self, cycles: float) -> dict:
+        """``l1tex__t_{requests,sectors}_pipe_lsu_mem_*`` (global loads, stores, atomics; local), lookup
+        hits and misses of global loads and their hit rate, the global load/store instruction counts and
+        the L1 size the carveout left."""
+        c = self.counts
+        lookups = c["hit_ld"] + c["miss_ld"]
+        sectors = c["sectors_ld"] + c["sectors_st"] + c["sectors_local"] + c["sectors_atom"]
+        return {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": c["requests_ld"],
+                "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": c["requests_st"],
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": c["sectors_ld"],
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": c["sectors_st"],
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum": c["hit_ld"],
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum": c["miss_ld"],
+                "l1tex__t_requests_pipe_lsu_mem_local.sum": c["requests_local"],
+                "l1tex__t_sectors_pipe_lsu_mem_local.sum": c["sectors_local"],
+                "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum": c["requests_atom"],
+                "smsp__sass_inst_executed_op_global_ld.sum": c["requests_ld"],
+                "smsp__sass_inst_executed_op_global_st.sum": c["requests_st"],
+                "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct":
+                    100.0 * c["hit_ld"] / lookups if lookups else 0.0,
+                "smsim.l1.size_bytes": self.size_bytes,
+                **level_metrics("l1", sectors * self.spec.sector_bytes, self.spec.data_bytes_per_cycle)}
+
     def _count(self, kind: str, space: str, n: int) -> None:
         c = self.counts
         key = "local" if space == "local" else kind
@@ -89,7 +117,7 @@ class L1:
         else:
             status, ready = self.cache.lookup(sectors, t)
             hits, pending, need, latest = cache.tally(status, ready)
-            miss = cache.missed(sectors, status) if need else None
+            miss = cache.missed(sectors, status) if need else sectors[:0]
         if space != "local":
             self.counts["hit_ld"] += hits
             self.counts["miss_ld"] += need + pending

@@ -8,26 +8,32 @@ counters): hits return after ``hit_latency_cycles``; a sector another request al
 with that fill; misses go to DRAM and are filled with their arrival cycle. Stores are write-allocate
 (a written sector is valid in L2) and are written on to DRAM (``dram__bytes_write``), which takes
 bandwidth but holds nobody up: a simplification of L2's write-back (no dirty-line tracking).
+Registered as ``l2.model = "write_through"``.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..config import L2Spec
+from ..contracts import DramModel, level_metrics
 from ..fast import cache
 from ..fast.cache import SectorCache
+from ..registry import L2_MODELS
 from .queue import BandwidthQueue
 
 
+@L2_MODELS.register("write_through")
 class L2:
-    """This SM's share of L2 (``spec``: :class:`smsim.config.L2Spec`)."""
+    """This SM's share of L2 (``spec``: :class:`smsim.config.L2Spec`; ``size_bytes``: its share of the
+    capacity, rounded down to whole sets; ``port``: its port at its share of the bandwidth)."""
 
-    def __init__(self, spec, size_bytes: int, bytes_per_cycle: float, dram, seed: int = 0):
+    def __init__(self, spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int = 0):
         self.spec, self.dram = spec, dram
         unit = spec.line_bytes * spec.assoc
         self.size_bytes = max(unit, size_bytes // unit * unit)
         self.cache = SectorCache(self.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc,
                                  spec.replacement, seed)
-        self.port = BandwidthQueue(bytes_per_cycle)
+        self.port = port
         self.sectors_read = self.sectors_read_hit = self.sectors_write = self.sectors_atomic = 0
 
     def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
@@ -59,3 +65,15 @@ class L2:
         ready = self.read(sectors, t).max()
         self.sectors_atomic += len(sectors)
         return float(ready) + ops
+
+    def metrics(self, cycles: float) -> dict:
+        """``lts__t_sectors_srcunit_tex_*`` (reads, read hits, writes, atomics), the read hit rate and the
+        capacity this SM sees."""
+        read, hit = self.sectors_read, self.sectors_read_hit
+        return {"lts__t_sectors_srcunit_tex_op_read.sum": read,
+                "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum": hit,
+                "lts__t_sectors_srcunit_tex_op_write.sum": self.sectors_write,
+                "lts__t_sectors_srcunit_tex_op_atom.sum": self.sectors_atomic,
+                "lts__t_sector_op_read_hit_rate.pct": 100.0 * (hit / read if read else 0.0),
+                "smsim.l2.size_bytes_seen": self.size_bytes,
+                **level_metrics("l2", (read + self.sectors_write) * self.spec.sector_bytes, self.port.rate)}

@@ -12,21 +12,31 @@ the pipe's throughput alone would say). Counters:
 instructions and wavefronts per op (Nsight's ``smsp__sass_inst_executed_op_shared_*`` and
 ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank conflicts = wavefronts beyond one per phase
 that has an active lane, which for 32-bit accesses is wavefronts - instructions, as Nsight counts them).
+Registered as ``shared.model = "banked"``.
 """
 from __future__ import annotations
 
 from collections import deque
 
+import numpy as np
+
+from ..config import SharedSpec
+from ..contracts import level_metrics
 from ..fast import banks
+from ..registry import SHARED_MODELS
+
+WARP_LANES = 32           # lanes of a warp: an access's phases split these
 
 
+@SHARED_MODELS.register("banked")
 class SharedMemory:
-    """The SM's shared-memory pipe (``spec``: :class:`smsim.config.SharedSpec`)."""
+    """The SM's shared-memory pipe (``spec``: :class:`smsim.config.SharedSpec`) and the MIO queues of its
+    ``subpartitions`` sub-partitions."""
 
-    def __init__(self, spec, subpartitions: int):
+    def __init__(self, spec: SharedSpec, subpartitions: int):
         self.spec = spec
         self.free = 0.0
-        self.queued = [deque() for _ in range(subpartitions)]   # start cycles of waiting instructions
+        self.queued: list[deque] = [deque() for _ in range(subpartitions)]   # start cycles of waiting instructions
         self.inst = {"ld": 0, "st": 0, "atom": 0}
         self.wavefronts = {"ld": 0, "st": 0, "atom": 0}
         self.ideal = {"ld": 0, "st": 0, "atom": 0}       # wavefronts with no bank conflict (one per phase)
@@ -39,10 +49,12 @@ class SharedMemory:
         return len(q) >= self.spec.mio_queue
 
     def next_free(self, sp: int) -> float:
+        """The cycle sub-partition ``sp``'s MIO queue next frees an entry (0 if none is waiting)."""
         q = self.queued[sp]
         return q[0] if q else 0.0
 
-    def access(self, sp: int, kind: str, offsets, lanes, nbytes: int, t: float) -> tuple:
+    def access(self, sp: int, kind: str, offsets: np.ndarray, lanes: np.ndarray, nbytes: int,
+               t: float) -> tuple:
         """``(ready cycle, wavefronts, bank conflicts)`` of an access of ``kind`` ("ld", "st" or "atom")
         issued at ``t``."""
         spec = self.spec
@@ -52,7 +64,7 @@ class SharedMemory:
             n = banks.wavefronts(offsets, lanes, nbytes, spec.banks, spec.bank_width_bytes)
         self.inst[kind] += 1
         self.wavefronts[kind] += n
-        per_phase = max(1, 32 // max(1, nbytes // spec.bank_width_bytes))
+        per_phase = max(1, WARP_LANES // max(1, nbytes // spec.bank_width_bytes))
         ideal = len(set((lanes // per_phase).tolist()))
         self.ideal[kind] += ideal
         start = t + 1 if t + 1 > self.free else self.free
@@ -60,3 +72,18 @@ class SharedMemory:
         if start > t + 1:
             self.queued[sp].append(start)
         return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles, n, n - ideal
+
+    def metrics(self, cycles: float) -> dict:
+        """Wavefronts and bank conflicts per op (``l1tex__data_*_mem_shared_op_{ld,st}``) and shared
+        instructions per op (``smsp__sass_inst_executed_op_shared_*``)."""
+        wf, ideal, inst = self.wavefronts, self.ideal, self.inst
+        spec = self.spec
+        width = spec.banks * spec.bank_width_bytes
+        return {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": wf["ld"],
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": wf["st"],
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": wf["ld"] - ideal["ld"],
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": wf["st"] - ideal["st"],
+                "smsp__sass_inst_executed_op_shared_ld.sum": inst["ld"],
+                "smsp__sass_inst_executed_op_shared_st.sum": inst["st"],
+                "smsp__sass_inst_executed_op_shared_atom.sum": inst["atom"],
+                **level_metrics("shared", sum(wf.values()) * width, spec.wavefronts_per_cycle * width)}

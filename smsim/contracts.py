@@ -1,0 +1,124 @@
+"""Contracts: what each swappable part of the timing model offers the rest, as :class:`typing.Protocol`.
+
+Life of a memory request through the contracts: the SM coalesces a warp's global/local access into
+sectors and asks its :class:`L1Model` whether the LSU queue has room (:meth:`L1Model.space_at`), then
+submits it (:meth:`L1Model.access`), which returns the cycle the data is back; the L1 sends what it
+misses to its :class:`L2Model`, which sends its misses and writes to its :class:`DramModel`. A
+shared-memory access goes to the :class:`SharedMemoryModel` (MIO queue, banks). Every request's
+completion is computed when it is submitted (the levels are first-come first-served queues), so the
+methods take the cycle ``t`` the request arrives and return cycles. Each part counts what it did and
+reports it, under Nsight Compute's metric names where one exists, from :meth:`Component.metrics`;
+:func:`smsim.stats.metrics` only merges what the parts report. A memory level also reports
+``smsim.<level>.bytes`` (bytes it moved) and ``smsim.<level>.peak_bytes_per_cycle`` (its peak, as this
+SM sees it), from which the merge derives bandwidth and % of peak for every level alike.
+
+A :class:`SchedulerPolicy` orders a sub-partition's warps for issue.
+
+Constructors take these arguments, in this order (the builder, :func:`smsim.single_sm.build_sm`, calls
+them so; a new implementation registered in :mod:`smsim.registry` must accept them):
+
+* scheduler policy: ``(spec: SchedulerSpec)``, one instance per sub-partition;
+* shared memory: ``(spec: SharedSpec, subpartitions: int)``;
+* L1: ``(spec: L1Spec, size_bytes: int, data: BandwidthQueue, l2: L2Model, seed: int)`` (``size_bytes``:
+  what the shared-memory carveout leaves; ``data``: the return path to the registers);
+* L2: ``(spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int)`` (this SM's
+  share of the capacity, and its port at its share of the bandwidth);
+* DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int)`` (this SM's share of the bandwidth).
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+
+class Component(Protocol):
+    """Any part of the model that counts: its counters as a flat dict, ``cycles`` being the launch's
+    elapsed cycles on this SM."""
+
+    def metrics(self, cycles: float) -> dict[str, Any]: ...
+
+
+class DramModel(Component, Protocol):
+    """DRAM as this SM sees it. ``sectors`` are global sector indices (``address // sector_bytes``)."""
+
+    def read(self, sectors: np.ndarray, t: float) -> float:
+        """The cycle ``sectors`` requested at ``t`` arrive at L2."""
+        ...
+
+    def write(self, sectors: np.ndarray, t: float) -> None:
+        """Write ``sectors`` back at ``t`` (takes bandwidth; nobody waits for it)."""
+        ...
+
+
+class L2Model(Component, Protocol):
+    """L2 as this SM sees it, in front of a :class:`DramModel`."""
+    size_bytes: int
+
+    def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
+        """The arrival cycle of each of ``sectors`` (sorted, distinct) requested at ``t``."""
+        ...
+
+    def write(self, sectors: np.ndarray, t: float) -> float:
+        """A store's sectors arriving at ``t``: the cycle L2 has them."""
+        ...
+
+    def atomic(self, sectors: np.ndarray, t: float, ops: int) -> float:
+        """A global atomic of ``ops`` lane operations on ``sectors`` at ``t``: the cycle its results are back."""
+        ...
+
+
+class L1Model(Component, Protocol):
+    """The SM's L1 and LSU queue (global and local memory), in front of an :class:`L2Model`."""
+    size_bytes: int
+
+    def space_at(self, t: float) -> float:
+        """The cycle from which the LSU queue has room for a request arriving at ``t`` (``t`` if it has)."""
+        ...
+
+    def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: int,
+               t: float) -> float:
+        """Submit a request (``kind`` "ld", "st" or "atom"; ``space`` "global" or "local"; ``lines``
+        distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: active
+        lanes) at ``t``: the cycle its data is back (load, atomic) or L2 has it (store)."""
+        ...
+
+
+class SharedMemoryModel(Component, Protocol):
+    """The SM's shared memory and the per-sub-partition MIO queues in front of it."""
+
+    def full(self, sp: int, t: float) -> bool:
+        """Is sub-partition ``sp``'s MIO queue full at ``t``?"""
+        ...
+
+    def next_free(self, sp: int) -> float:
+        """The cycle sub-partition ``sp``'s MIO queue next frees an entry."""
+        ...
+
+    def access(self, sp: int, kind: str, offsets: np.ndarray, lanes: np.ndarray, nbytes: int,
+               t: float) -> tuple[float, int, int]:
+        """An access of ``kind`` ("ld", "st", "atom") issued at ``t`` by sub-partition ``sp``, one byte
+        offset per active lane (``lanes``: 0..31): ``(ready cycle, wavefronts, bank conflicts)``."""
+        ...
+
+
+class SchedulerPolicy(Protocol):
+    """The order in which one sub-partition's scheduler considers its warps. ``parked``: warps the policy
+    keeps from issuing for now (their readiness still wakes the scheduler)."""
+    parked: Sequence
+
+    def order(self, warps: list, t: float) -> Sequence:
+        """``warps`` (resident, oldest first) in the order to consider them at cycle ``t``."""
+        ...
+
+    def issued(self, warps: list, w: Any) -> None:
+        """``w`` (one of ``warps``) was just issued."""
+        ...
+
+
+def level_metrics(level: str, nbytes: float, peak_bytes_per_cycle: float) -> dict[str, float]:
+    """The two figures every memory level reports for the bandwidth table (see the module docstring)."""
+    return {f"smsim.{level}.bytes": int(nbytes), f"smsim.{level}.peak_bytes_per_cycle": float(peak_bytes_per_cycle)}
+
+
+__all__ = ["Component", "DramModel", "L2Model", "L1Model", "SharedMemoryModel", "SchedulerPolicy", "level_metrics"]

@@ -1,0 +1,183 @@
+"""One SM's share of a timed launch: the builder that wires the timing model, and the run.
+
+Life of a timed launch (:func:`simulate`): :func:`plan` takes the occupancy calculator's resident blocks
+per SM and shared-memory carveout (which leaves the L1 its size) and chooses the blocks to time
+(``"share"``: the blocks this SM would run, every ``num_sms``-th; ``"all"``: the whole grid on this one SM;
+``N``: the first N). :func:`device_share` says how much of the device this SM sees: the launch keeps
+``busy = min(num_sms, grid blocks)`` SMs busy, and this SM gets ``1/busy`` of the L2 capacity, of the L2
+bandwidth (at most its own port's ``sm_port_bytes_per_cycle``) and of the HBM bandwidth. A one-block
+kernel thus has the whole L2 and all of HBM's bandwidth behind one L2 port; a full grid shares them
+evenly (data that several SMs read is not shared between their slices: each SM pays its own misses).
+
+:func:`build_sm` is the one place that wires components together: it builds each part with the class
+the config names for it (:mod:`smsim.registry`: ``dram.model``, ``l2.model``, ``l1.model``,
+``shared.model``, ``scheduler.policy``; constructor arguments as :mod:`smsim.contracts` states), DRAM
+first, each level given the one below it and the bandwidth queues of this SM's share (logged queues when
+a :class:`smsim.warp.Timeline` records the launch), then the SM with one policy per sub-partition. Then
+the SimPy environment runs until the last timed warp retires; the blocks not timed run on the functional
+interpreter afterwards (unless ``complete=False``), so the outputs are complete. ``progress`` is called
+every few thousand cycles with the blocks retired; Ctrl-C (KeyboardInterrupt) during the simulation ends
+it there, and the result, marked ``partial``, holds what was simulated. The result is a
+:class:`TimedRun`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import simpy
+
+from isa.trace import op_infos
+
+from .config import Config
+from .mem.queue import BandwidthQueue, LoggedQueue
+from .occupancy import Occupancy, l1_bytes, occupancy
+from .registry import DRAM_MODELS, L1_MODELS, L2_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
+from .sm import SM
+from .stats import Stats, metrics, per_instruction
+from .warp import Timeline
+
+#: Not hardware: how often (in cycles) ``progress`` is called during a simulation
+PROGRESS_EVERY_CYCLES = 2000
+
+
+def timed_blocks(mode: Any, nblocks: int, num_sms: int) -> list:
+    """Indices of the blocks to time for ``blocks=mode``."""
+    if mode == "share":
+        return list(range(0, nblocks, num_sms))
+    if mode == "all":
+        return list(range(nblocks))
+    if isinstance(mode, bool) or not isinstance(mode, int) or mode < 1:
+        raise ValueError(f"blocks must be 'share', 'all' or a positive number of blocks, got {mode!r}")
+    return list(range(min(mode, nblocks)))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one SM runs of a launch: the occupancy, registers per thread, the blocks to time."""
+    occupancy: Occupancy
+    registers: int
+    blocks: list
+
+
+def plan(cfg: Config, launch: Any, blocks: Any = "share", registers: int | None = None) -> Plan:
+    """The :class:`Plan` of ``launch`` (an :class:`isa.interp.Launch`) on ``cfg``; ``registers`` per thread
+    (default: the kernel's estimate), clamped to the SM's range."""
+    regs = registers if registers is not None else launch.prog.kernel.registers_per_thread()
+    regs = min(max(regs, 1), cfg.sm.max_registers_per_thread)
+    occ = occupancy(cfg.sm, launch.threads_per_block, regs, launch.shared_total)
+    return Plan(occ, regs, timed_blocks(blocks, launch.nblocks, cfg.gpu.num_sms))
+
+
+@dataclass(frozen=True)
+class DeviceShare:
+    """This SM's view of the device for a launch keeping ``busy`` SMs busy (see the module docstring)."""
+    busy: int
+    l2_bytes: int
+    l2_bytes_per_cycle: float
+    dram_bytes_per_cycle: float
+
+
+def device_share(cfg: Config, nblocks: int) -> DeviceShare:
+    """The share of L2 capacity, L2 bandwidth and HBM bandwidth one SM sees when the grid has ``nblocks``."""
+    busy = min(cfg.gpu.num_sms, nblocks)
+    hz = cfg.gpu.clock_mhz * 1e6
+    return DeviceShare(busy, cfg.l2.size_bytes // busy,
+                       min(cfg.l2.sm_port_bytes_per_cycle, cfg.l2.bandwidth_bytes_per_cycle / busy),
+                       cfg.dram.bandwidth_gbps * 1e9 / hz / busy)
+
+
+@dataclass(frozen=True)
+class Built:
+    """A built model: the ``sm`` (its ``env``, ``stats``, ``clock``), its memory ``units`` (L1, L2, DRAM,
+    shared memory: every part that reports metrics besides the SM) and its :class:`Plan`."""
+    sm: SM
+    units: tuple
+    plan: Plan
+
+
+def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, blocks: Any = "share",
+             registers: int | None = None) -> Built:
+    """The SM model of ``launch`` on ``cfg``, every part built by the class its config key names, ready
+    to :meth:`~smsim.sm.SM.start` in its own SimPy environment."""
+    the_plan = plan(cfg, launch, blocks, registers)
+    share = device_share(cfg, launch.nblocks)
+
+    def queue(level: str, rate: float) -> BandwidthQueue:
+        return BandwidthQueue(rate) if recorder is None else LoggedQueue(rate, recorder.log(level))
+
+    dram = DRAM_MODELS.get(cfg.dram.model)(cfg.dram, queue("dram", share.dram_bytes_per_cycle),
+                                           cfg.l2.sector_bytes)
+    l2 = L2_MODELS.get(cfg.l2.model)(cfg.l2, share.l2_bytes, queue("l2", share.l2_bytes_per_cycle), dram, cfg.seed)
+    l1 = L1_MODELS.get(cfg.l1.model)(cfg.l1, l1_bytes(cfg, the_plan.occupancy),
+                                     queue("l1", cfg.l1.data_bytes_per_cycle), l2, cfg.seed)
+    shared = SHARED_MODELS.get(cfg.shared.model)(cfg.shared, cfg.sm.subpartitions)
+    policy = SCHEDULER_POLICIES.get(cfg.scheduler.policy)
+    env = simpy.Environment()
+    stats = Stats(len(op_infos(launch.prog)))
+    sm = SM(env, cfg, launch, the_plan.blocks, the_plan.occupancy.blocks_per_sm, shared, l1, stats,
+            [policy(cfg.scheduler) for _ in range(cfg.sm.subpartitions)], recorder)
+    return Built(sm, (l1, l2, dram, shared), the_plan)
+
+
+@dataclass(frozen=True)
+class TimedRun:
+    """What :func:`simulate` found: SM ``cycles``, stall warp-cycles by reason, the flat ``metrics``
+    (Nsight names), the occupancy, per-instruction counters (:func:`smsim.stats.per_instruction`), the
+    blocks timed, registers per thread, issue slots and warp-instructions executed, the timeline arrays
+    (``launch(timeline=True)``, else None) and whether Ctrl-C cut the simulation short."""
+    cycles: float
+    stalls: dict
+    metrics: dict
+    occupancy: Occupancy
+    instructions: list
+    blocks_timed: int
+    registers: int
+    issued: int
+    warp_instructions: int
+    timeline: dict | None
+    partial: bool
+
+
+def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = True,
+             registers: int | None = None, timeline: bool = False,
+             progress: Callable[[int, int, float], None] | None = None) -> TimedRun:
+    """Time ``launch`` (an :class:`isa.interp.Launch`) on ``cfg`` (see the module docstring)."""
+    rec = Timeline() if timeline else None
+    built = build_sm(cfg, launch, rec, blocks=blocks, registers=registers)
+    sm, timed = built.sm, built.plan.blocks
+    env, stats = sm.env, sm.stats
+    sm.start()
+    if progress is not None:
+        env.process(_ticks(env, stats, len(timed), progress))
+    partial = False
+    try:
+        env.run()
+    except KeyboardInterrupt:                  # Ctrl-C: report what was simulated, marked partial
+        partial = True
+        stats.end = max(stats.end, sm.clock.t)
+    if not partial and stats.blocks_done != len(timed):   # a model bug, never the user's: say so
+        raise RuntimeError(f"smsim timing model stopped with {len(timed) - stats.blocks_done} of {len(timed)} "
+                           f"timed blocks unfinished at cycle {env.now:.0f}; please report this kernel")
+    stats.freeze()
+    if complete and not partial:
+        done = set(timed)
+        launch.run_blocks([b for b in range(launch.nblocks) if b not in done])
+    occ = built.plan.occupancy
+    per_sm = -(-launch.nblocks // cfg.gpu.num_sms)
+    infos = sm.infos
+    m = metrics(stats, infos, built.units, cfg, occ, per_sm / len(timed))
+    m["launch__waves_per_multiprocessor"] = launch.nblocks / (cfg.gpu.num_sms * occ.blocks_per_sm)   # as Nsight
+    return TimedRun(stats.end, stats.stall_totals(), m, occ, per_instruction(stats, infos), len(timed),
+                    built.plan.registers, m["smsp__inst_executed.sum"], int(stats.inst.sum()),
+                    rec.arrays() if rec is not None else None, partial)
+
+
+def _ticks(env: Any, stats: Stats, total: int, progress: Callable, every: int = PROGRESS_EVERY_CYCLES) -> Any:
+    """Call ``progress(blocks done, blocks to time, cycle)`` every ``every`` cycles while the SM has work."""
+    while stats.blocks_done < total:
+        progress(stats.blocks_done, total, env.now)
+        if env.peek() == float("inf"):         # nothing else is scheduled: do not keep a stalled model alive
+            return
+        yield env.timeout(every)
+    progress(total, total, env.now)
