@@ -25,6 +25,9 @@ CONST_WINDOW = 0x7C00_0000_0000
 WINDOW_BYTES = 1 << 32
 ALLOC_ALIGN = 256
 GUARD_BYTES = 256
+#: the sector of the functional run's counters (``isa.run(..., counters=True)``): Nsight Compute's 32 bytes.
+#: The ISA has no GPU config; the timing model counts sectors of its config's ``l1.sector_bytes``.
+COUNTER_SECTOR_BYTES = 32
 
 
 class Fault(Exception):
@@ -67,7 +70,7 @@ class GlobalMemory:
         sector). Names follow Nsight Compute's ``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_*``."""
         if self.counters is None or not lanes.size:
             return
-        sector = (addr - np.uint64(GLOBAL_BASE)) >> np.uint64(5)
+        sector = (addr - np.uint64(GLOBAL_BASE)) // np.uint64(COUNTER_SECTOR_BYTES)
         key = (lanes.astype(np.uint64) // np.uint64(32) << np.uint64(40)) | sector
         c = self.counters
         c[f"requests_{op}"] = c.get(f"requests_{op}", 0) + int(np.unique(lanes // 32).size)

@@ -13,6 +13,8 @@ import smsim
 from workloads import calib as C
 from workloads import case as cases
 
+pytestmark = pytest.mark.slow          # long: whole calibration kernels on the h200 config
+
 HW_FILE = Path(__file__).resolve().parents[2] / "shared" / "hardware" / "h200_microbench.json"
 if not HW_FILE.exists():
     HW_FILE = Path(__file__).resolve().parents[1] / "docs" / "hardware" / "h200_microbench.json"

@@ -15,6 +15,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow          # long: every command and snippet of the lab handouts
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABS = os.path.join(ROOT, "docs", "labs")
 HANDOUTS = ("README.md", "01_coalescing.md", "02_shared_memory.md", "03_latency_hiding.md")

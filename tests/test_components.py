@@ -1,0 +1,606 @@
+"""Unit tests of the timing model's components, one component at a time, each constructed directly (no
+``smsim.launch``) with the constructor arguments of :mod:`smsim.contracts`. Every expected cycle is derived
+by hand from the rules the component's module docstring states; the derivation is in the comments."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+import simpy
+
+import isa
+import smsim
+from smsim.config import ConfigError, load
+from smsim.mem.dram import Dram
+from smsim.mem.l1 import L1
+from smsim.mem.l2 import L2
+from smsim.mem.queue import BandwidthQueue, LoggedQueue
+from smsim.mem.shared import SharedMemory
+from smsim.registry import DRAM_MODELS, L1_MODELS, L2_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
+from smsim.scheduler import Clock
+from smsim.single_sm import build_sm, device_share
+from smsim.warp import BRANCH, INF, LONG, MEMBAR, R, REASONS, SHORT, WAIT, Timeline, Warp
+from workloads import case as cases
+
+TINY = load("tiny")
+
+
+def _sectors(*s: int) -> np.ndarray:
+    return np.array(s, np.int64)
+
+
+# ---------------------------------------------------------------------------------------- bandwidth queue
+def test_bandwidth_queue_serves_fifo_and_counts_bytes_and_busy_cycles():
+    q = BandwidthQueue(4.0)
+    assert q.transfer(10.0, 8) == (10.0, 12.0)        # idle: starts at t, 8 B / 4 B per cycle = 2 cycles
+    assert q.transfer(11.0, 4) == (12.0, 13.0)        # arrives while busy: starts when free (12)
+    assert q.backlog(12.0) == 1.0                     # 13 - 12 cycles of queued work
+    assert q.backlog(20.0) == 0.0
+    assert q.transfer(20.0, 2) == (20.0, 20.5)        # idle again: starts at t
+    assert q.free == 20.5
+    assert q.bytes == 14
+    assert q.busy == pytest.approx(3.5)               # 2 + 1 + 0.5 cycles of service, idle gaps not counted
+    with pytest.raises(ValueError):
+        BandwidthQueue(0)
+    log: list = []
+    lq = LoggedQueue(2.0, log)
+    assert lq.transfer(0.0, 4) == (0.0, 2.0)
+    assert lq.transfer(1.0, 2) == (2.0, 3.0)
+    assert log == [(0.0, 4), (2.0, 2)]                # (start cycle, bytes), start not arrival
+    assert lq.bytes == 6 and lq.busy == 3.0
+
+
+# ---------------------------------------------------------------------------------------------------- DRAM
+def _dram(rate: float = 32.0, **changes) -> Dram:
+    spec = dataclasses.replace(TINY.dram, **{"loaded_latency_cycles": 0, **changes})
+    return Dram(spec, BandwidthQueue(rate), 32)
+
+
+def test_dram_read_is_queue_done_plus_row_hit_or_miss_latency():
+    # tiny: latency 50 (row miss), row hit 20, rows of 1024 B = 32 sectors, open for 50 cycles; 32 B/cycle
+    d = _dram()
+    assert d.read(_sectors(0, 1), 0.0) == 2 + 50          # 64 B: done at 2; row 0 never opened: miss
+    assert d.read(_sectors(2), 10.0) == 11 + 20           # row 0 touched at 0, 10 <= 50 cycles ago: hit
+    assert d.read(_sectors(3), 60.0) == 61 + 20           # touched at 10, exactly 50 cycles ago: still open
+    assert d.read(_sectors(4), 111.0) == 112 + 50         # touched at 60, 51 cycles ago: closed, miss
+    # rows 0 (open) and 1 (never touched): a miss unless every row is open
+    assert d.read(_sectors(5, 32), 120.0) == 122 + 50
+    # queueing: the queue is busy until 122, so a read at 121 starts at 122; row 1 opened at 120: hit
+    assert d.read(_sectors(33), 121.0) == 123 + 20
+    # a write takes bandwidth and opens its row (row 3); a read of that row later hits
+    assert d.write(_sectors(100), 200.0) is None
+    assert d.queue.free == 201.0
+    assert d.read(_sectors(101), 210.0) == 211 + 20
+    assert (d.row_hits, d.row_misses) == (4, 4)           # the write's row miss counts too
+    assert d.bytes_read == 32 * (2 + 1 + 1 + 1 + 2 + 1 + 1)
+    assert d.bytes_write == 32
+    m = d.metrics(1000.0)
+    assert m["dram__bytes_read.sum"] == 288
+    assert m["dram__bytes_write.sum"] == 32
+    assert m["smsim.dram.bytes"] == 320
+    assert m["smsim.dram.peak_bytes_per_cycle"] == 32.0
+    assert m["smsim.dram.row_hits"] == 4 and m["smsim.dram.row_misses"] == 4
+    assert m["dram__throughput.avg.pct_of_peak_sustained_elapsed"] == pytest.approx(100.0 * 10 / 1000)
+
+
+def test_dram_loaded_latency_decays_with_its_window_and_is_capped_at_full_utilization():
+    # test_timing covers growth with a busy share; here the exact decay and the cap
+    d = _dram(loaded_latency_cycles=100, utilization_window_cycles=10)
+    # 32 B at 32 B/cycle = 1 cycle of transfer over a 10-cycle window: u = 0.1
+    assert d.read(_sectors(0), 0.0) == pytest.approx(1 + 50 + 100 * 0.1)
+    # 10 cycles later u has decayed by e^-1, then this read adds 0.1
+    u = 0.1 * math.exp(-1) + 0.1
+    assert d.read(_sectors(3200), 10.0) == pytest.approx(11 + 50 + 100 * u)
+    assert d.utilization == pytest.approx(u)
+    # 320 sectors = 320 cycles of transfer, 32 windows' worth: the term is capped at loaded_latency_cycles.
+    # The queue is busy until 11, so the transfer runs 11..331; sectors 1000..1319 are in unopened rows.
+    assert d.read(np.arange(1000, 1320), 10.0) == pytest.approx(331 + 50 + 100)
+
+
+# ------------------------------------------------------------------------------------------------------ L2
+def _l2(size: int = 4096) -> L2:
+    # tiny: 128 B lines of 32 B sectors, 8 ways, hit latency 20; port 64 B/cycle; DRAM 32 B/cycle
+    return L2(TINY.l2, size, BandwidthQueue(64.0), _dram(), seed=0)
+
+
+def test_l2_misses_go_to_dram_hits_take_hit_latency_and_pending_sectors_arrive_with_their_fill():
+    l2 = _l2()
+    # port: 128 B / 64 = 2 cycles, done 2; miss: to DRAM at 2 + 20 = 22; DRAM 128 B / 32 = 4: done 26,
+    # row miss 50: the sectors arrive at 76
+    assert l2.read(_sectors(0, 1, 2, 3), 0.0).tolist() == [76.0] * 4
+    assert l2.dram.bytes_read == 128
+    # sectors 2, 3 are pending (fill at 76); 4, 5 miss: port 10..12, DRAM at 32 (queue free at 26),
+    # 64 B done 34, row 0 touched at 22: hit, 20 -> 54
+    assert l2.read(_sectors(2, 3, 4, 5), 10.0).tolist() == [76.0, 76.0, 54.0, 54.0]
+    assert l2.dram.bytes_read == 128 + 64                 # the pending sectors were not asked for again
+    # all six valid and arrived: port 192 B = 3 cycles (100..103), + hit latency
+    assert l2.read(_sectors(0, 1, 2, 3, 4, 5), 100.0).tolist() == [123.0] * 6
+    assert l2.dram.bytes_read == 192
+    assert (l2.sectors_read, l2.sectors_read_hit) == (14, 6)     # a pending sector is not a lookup hit
+
+
+def test_l2_write_allocates_and_writes_dram_and_atomics_are_counted():
+    l2 = _l2()
+    # port 64 B = 1 cycle: L2 has them at 201; the answer is 201 + 20
+    assert l2.write(_sectors(64, 65), 200.0) == 221.0
+    assert l2.dram.bytes_write == 64 and l2.dram.queue.free == 203.0   # written on to DRAM at 201
+    assert l2.read(_sectors(64, 65), 300.0).tolist() == [321.0, 321.0]   # write-allocate: a hit
+    assert l2.dram.bytes_read == 0
+    m = l2.metrics(1000.0)
+    assert m["lts__t_sectors_srcunit_tex_op_read.sum"] == 2
+    assert m["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] == 2
+    assert m["lts__t_sectors_srcunit_tex_op_write.sum"] == 2
+    assert m["lts__t_sectors_srcunit_tex_op_atom.sum"] == 0
+    assert m["lts__t_sector_op_read_hit_rate.pct"] == 100.0
+    assert m["smsim.l2.size_bytes_seen"] == 4096
+    assert m["smsim.l2.bytes"] == (2 + 2) * 32
+    assert m["smsim.l2.peak_bytes_per_cycle"] == 64.0
+    # an atomic reads its sectors (port 1 cycle, hit 20) and performs one op per lane: 421 + 32
+    assert l2.atomic(_sectors(64, 65), 400.0, 32) == 453.0
+    assert l2.metrics(1000.0)["lts__t_sectors_srcunit_tex_op_atom.sum"] == 2
+    cold = _l2()
+    cold.read(_sectors(0, 1, 2, 3), 0.0)
+    cold.read(_sectors(0, 1), 100.0)
+    assert cold.metrics(200.0)["lts__t_sector_op_read_hit_rate.pct"] == pytest.approx(100.0 * 2 / 6)
+    assert _l2(5000).size_bytes == 4096                  # rounded down to whole sets (128 B x 8 ways)
+    assert _l2(100).size_bytes == 1024                   # at least one set
+
+
+def test_device_share_divides_l2_and_hbm_among_the_busy_sms():
+    # tiny: 4 SMs, L2 256 KB and 128 B/cycle, port 64 B/cycle, HBM 64 GB/s at 1 GHz = 64 B/cycle
+    one = device_share(TINY, 1)
+    assert (one.busy, one.l2_bytes, one.l2_bytes_per_cycle, one.dram_bytes_per_cycle) == (1, 262144, 64.0, 64.0)
+    two = device_share(TINY, 2)                           # 128 / 2 = 64: the port is the limit anyway
+    assert (two.busy, two.l2_bytes, two.l2_bytes_per_cycle, two.dram_bytes_per_cycle) == (2, 131072, 64.0, 32.0)
+    full = device_share(TINY, 4)
+    assert (full.busy, full.l2_bytes, full.l2_bytes_per_cycle, full.dram_bytes_per_cycle) == (4, 65536, 32.0, 16.0)
+    assert device_share(TINY, 1000) == full              # busy SMs capped at num_sms
+    h100 = load("h100")                                   # 132 SMs, 50 MiB, 3725 B/cycle, 3080 GB/s at 1980 MHz
+    alone, grid = device_share(h100, 1), device_share(h100, 10_000)
+    assert alone.l2_bytes == 52428800 and alone.l2_bytes_per_cycle == 64.0
+    assert alone.dram_bytes_per_cycle == pytest.approx(3080e9 / 1980e6)
+    assert grid.busy == 132 and grid.l2_bytes == 52428800 // 132
+    assert grid.l2_bytes_per_cycle == pytest.approx(3725 / 132)
+    assert grid.dram_bytes_per_cycle == pytest.approx(3080e9 / 1980e6 / 132)
+
+
+EMPTY_PTX = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    ret;
+}
+"""
+
+
+def test_build_sm_builds_each_level_with_this_sms_share():
+    kernel = isa.parse(EMPTY_PTX)["k"]
+    out = np.zeros(4, np.float32)
+    for nblocks, l2_bytes, port, dram in ((2, 131072, 64.0, 32.0), (8, 65536, 32.0, 16.0)):
+        built = build_sm(TINY, isa.interp.Launch(kernel, nblocks, 64, (out,)))
+        l1, l2, hbm, shared = built.units
+        assert type(l1) is L1_MODELS.get("sectored") and type(l2) is L2_MODELS.get("write_through")
+        assert type(hbm) is DRAM_MODELS.get("hbm") and type(shared) is SHARED_MODELS.get("banked")
+        assert l2.size_bytes == l2_bytes
+        assert l2.port.rate == port
+        assert l2.dram is hbm and hbm.queue.rate == dram
+        assert l1.l2 is l2 and l1.data.rate == TINY.l1.data_bytes_per_cycle
+        assert built.plan.blocks == list(range(0, nblocks, 4))     # "share": every num_sms-th block
+        policies = [sub.policy for sub in built.sm.subs]
+        assert len(policies) == TINY.sm.subpartitions and policies[0] is not policies[1]
+        assert all(type(p) is SCHEDULER_POLICIES.get("gto") for p in policies)
+
+
+# ------------------------------------------------------------------------------------------------------ L1
+class FakeL2:
+    """An L2 of fixed latencies that records what it was asked."""
+    size_bytes = 1 << 20
+
+    def __init__(self):
+        self.calls: list = []
+
+    def read(self, sectors, t):
+        self.calls.append(("read", list(sectors), t))
+        return np.full(len(sectors), t + 100.0)
+
+    def write(self, sectors, t):
+        self.calls.append(("write", list(sectors), t))
+        return t + 30.0
+
+    def atomic(self, sectors, t, ops):
+        self.calls.append(("atomic", list(sectors), t))
+        return t + 50.0 + ops
+
+    def metrics(self, cycles):
+        return {}
+
+
+def _l1(**changes) -> tuple:
+    # tiny: hit latency 8, one line per tag cycle, 128 B/cycle data path, 16 MSHRs, LSU queue of 4
+    spec = dataclasses.replace(TINY.l1, **changes)
+    l2 = FakeL2()
+    return L1(spec, spec.size_bytes, BandwidthQueue(spec.data_bytes_per_cycle), l2, 0), l2
+
+
+def _ld(l1, sectors, t, bypass=False, lines=1, space="global"):
+    return l1.access("ld", space, np.array(sectors, np.int64), lines, bypass, 32, t)
+
+
+def test_l1_load_miss_then_hit_and_mshr_merge_with_a_pending_fill():
+    l1, l2 = _l1()
+    # tag stage 0..1; miss: L2 asked at 1 + 8 = 9, data at 109; 128 B over the data path: 110
+    assert _ld(l1, [0, 1, 2, 3], 0.0) == 110
+    assert l2.calls == [("read", [0, 1, 2, 3], 9.0)]
+    # hit: tag 200..201, + 8, 128 B: 210; L2 not asked
+    assert _ld(l1, [0, 1, 2, 3], 200.0) == 210
+    assert len(l2.calls) == 1
+    # new sectors 4, 5: tag 300..301, L2 at 309, back 409, 64 B: 409.5, at a cycle boundary 410
+    assert _ld(l1, [4, 5], 300.0) == 410
+    # the same sectors while their fill is in flight: merge (no L2 call); data when the fill lands, then
+    # 64 B behind the previous transfer (data path free at 409.5): 410
+    assert _ld(l1, [4, 5], 302.0) == 410
+    assert len(l2.calls) == 2
+    c = l1.counts
+    assert (c["requests_ld"], c["sectors_ld"], c["hit_ld"], c["miss_ld"]) == (4, 12, 4, 8)
+    assert c["hit_ld"] + c["miss_ld"] == c["sectors_ld"]          # a merge counts as a miss
+    m = l1.metrics(1000.0)
+    assert m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 4
+    assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 12
+    assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] == 4
+    assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum"] == 8
+    assert m["l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"] == pytest.approx(100.0 * 4 / 12)
+    assert m["smsp__sass_inst_executed_op_global_ld.sum"] == 4
+    assert m["smsim.l1.bytes"] == 12 * 32
+    assert m["smsim.l1.peak_bytes_per_cycle"] == 128
+    assert m["smsim.l1.size_bytes"] == 16384
+
+
+def test_l1_without_free_mshrs_the_tag_stage_waits_for_the_earliest_fill():
+    l1, l2 = _l1(mshrs=4)
+    assert _ld(l1, [0, 1, 2, 3], 0.0) == 110          # takes all 4 MSHRs until its data is back at 110
+    # tag 2..3, 4 misses, no MSHR free: waits for the fill at 110; L2 at 118, back 218, data 219
+    assert _ld(l1, [8, 9, 10, 11], 2.0) == 219
+    assert l2.calls[-1] == ("read", [8, 9, 10, 11], 118.0)
+    assert l1.tag_free == 110                         # the requests behind it wait for the tag stage
+    assert l1.space_at(4.0) == 4.0                    # the LSU queue is empty so far
+    # a hit on line 0 arriving at 4 starts its tag lookup at 110: it waits in the LSU queue
+    _ld(l1, [0], 4.0)
+    assert list(l1.waiting) == [110]
+
+
+def test_l1_lsu_queue_space_and_tag_stage_cycles_per_line():
+    l1, l2 = _l1(lsu_queue=2)
+    # stores of 4 lines each take the tag stage 4 cycles: tags at 0, 4, 8; L2 has each 30 cycles after
+    assert l1.access("st", "global", _sectors(0, 4, 8, 12), 4, False, 32, 0.0) == 34
+    assert l1.space_at(0.0) == 0.0
+    assert l1.access("st", "global", _sectors(16, 20, 24, 28), 4, False, 32, 0.0) == 38
+    assert l1.space_at(0.0) == 0.0                    # one waiting (from 4), room for two
+    assert l1.access("st", "global", _sectors(32, 36, 40, 44), 4, False, 32, 0.0) == 42
+    assert list(l1.waiting) == [4, 8]
+    assert l1.space_at(0.0) == 4.0                    # full: room once the first waiting request starts
+    assert l1.space_at(3.0) == 4.0
+    assert l1.space_at(4.0) == 4.0
+    assert l1.space_at(9.0) == 9.0
+    assert [call[2] for call in l2.calls] == [4.0, 8.0, 12.0]
+
+
+def test_l1_cg_bypass_stores_write_through_atomics_and_local_counts():
+    l1, l2 = _l1()
+    assert _ld(l1, [0, 1, 2, 3], 0.0, bypass=True) == 110         # as a miss, but nothing allocated
+    assert _ld(l1, [0, 1, 2, 3], 200.0) == 310                    # misses again: tag 201, L2 209..309
+    assert [c[0] for c in l2.calls] == ["read", "read"]
+    l1b, l2b = _l1()
+    # store: tag 0..1, L2 has it at 31; not allocated, so a later load misses
+    assert l1b.access("st", "global", _sectors(0, 1, 2, 3), 1, False, 32, 0.0) == 31
+    assert l2b.calls == [("write", [0, 1, 2, 3], 1.0)]
+    assert _ld(l1b, [0, 1, 2, 3], 100.0) == 210
+    assert l2b.calls[-1] == ("read", [0, 1, 2, 3], 109.0)
+    # atomic: tag 300..301, at L2 from 301 + 8: 309 + 50 + 32 ops
+    assert l1b.access("atom", "global", _sectors(64), 1, True, 32, 300.0) == 391
+    assert l2b.calls[-1] == ("atomic", [64], 309.0)
+    _ld(l1b, [1 << 20], 400.0, space="local")
+    c = l1b.counts
+    assert (c["requests_st"], c["sectors_st"]) == (1, 4)
+    assert (c["requests_atom"], c["sectors_atom"]) == (1, 1)
+    assert (c["requests_local"], c["sectors_local"]) == (1, 1)
+    assert (c["requests_ld"], c["hit_ld"], c["miss_ld"]) == (1, 0, 4)    # local loads are not global lookups
+    m = l1b.metrics(1000.0)
+    assert m["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"] == 1
+    assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == 4
+    assert m["l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"] == 1
+    assert m["l1tex__t_requests_pipe_lsu_mem_local.sum"] == 1
+    assert m["smsim.l1.bytes"] == (4 + 4 + 1 + 1) * 32
+
+
+# ------------------------------------------------------------------------------------------- shared memory
+LANES = np.arange(32)
+
+
+def test_shared_memory_wavefronts_latency_and_pipe_occupancy():
+    # tiny: 32 banks x 4 B, latency 4, +1 per extra wavefront, 1 wavefront per cycle
+    s = SharedMemory(TINY.shared, 2)
+    assert s.access(0, "ld", LANES * 4, LANES, 4, 0.0) == (1 + 4, 1, 0)          # conflict-free, starts at t+1
+    assert s.access(0, "ld", LANES * 8, LANES, 4, 10.0) == (11 + 4 + 1, 2, 1)    # stride 2 words: 2-way
+    assert s.access(0, "ld", LANES * 128, LANES, 4, 100.0) == (101 + 4 + 31, 32, 31)   # all in bank 0
+    assert s.access(1, "ld", np.zeros(32, np.int64), LANES, 4, 200.0) == (205, 1, 0)  # broadcast
+    assert s.access(1, "st", LANES * 8, LANES, 8, 300.0) == (305 + 1, 2, 0)      # 64-bit: 2 half-warp phases
+    assert s.access(1, "atom", np.zeros(32, np.int64), LANES, 4, 400.0) == (401 + 4 + 31, 32, 31)
+    # pipe occupancy: a 32-wavefront access holds the pipe 1..33; the next access (even from another
+    # sub-partition) starts at 33
+    p = SharedMemory(TINY.shared, 2)
+    assert p.access(0, "ld", LANES * 128, LANES, 4, 0.0)[0] == 1 + 4 + 31
+    assert p.access(1, "ld", LANES * 4, LANES, 4, 0.0)[0] == 33 + 4
+    assert p.free == 34
+    m = s.metrics(1000.0)
+    assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 1 + 2 + 32 + 1
+    assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] == 2
+    assert m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 1 + 31
+    assert m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] == 0
+    assert m["smsp__sass_inst_executed_op_shared_ld.sum"] == 4
+    assert m["smsp__sass_inst_executed_op_shared_st.sum"] == 1
+    assert m["smsp__sass_inst_executed_op_shared_atom.sum"] == 1
+    assert m["smsim.shared.bytes"] == (36 + 2 + 32) * 128
+    assert m["smsim.shared.peak_bytes_per_cycle"] == 128.0
+
+
+def test_shared_memory_mio_queue_fills_per_subpartition():
+    s = SharedMemory(TINY.shared, 2)                  # mio_queue = 4
+    s.access(0, "ld", LANES * 128, LANES, 4, 0.0)     # pipe busy 1..33: not queued (it starts at t + 1)
+    assert not s.full(0, 0.0) and s.next_free(0) == 0.0
+    for k in range(4):
+        assert s.access(0, "ld", LANES * 4, LANES, 4, 0.0)[0] == 33 + k + 4
+    assert list(s.queued[0]) == [33, 34, 35, 36]
+    assert s.full(0, 0.0) and s.full(0, 32.0)
+    assert not s.full(1, 0.0) and s.next_free(1) == 0.0      # the other sub-partition's queue is empty
+    assert s.next_free(0) == 33
+    assert not s.full(0, 33.0)                        # the first one has left the queue
+    assert s.next_free(0) == 34
+
+
+# ----------------------------------------------------------------------------------------- scheduler policies
+class FakeWarp:
+    def __init__(self, name: str):
+        self.name, self.info, self.ready_at, self.reason = name, object(), 0.0, WAIT
+
+    def __repr__(self):
+        return self.name
+
+
+def _warps(n: int) -> list:
+    return [FakeWarp("abcdefgh"[i]) for i in range(n)]
+
+
+def _distinct(order) -> list:
+    return list(dict.fromkeys(order))
+
+
+def test_lrr_rotates_to_start_after_the_last_issued():
+    p = SCHEDULER_POLICIES.get("lrr")(TINY.scheduler)
+    a, b, c, d = ws = _warps(4)
+    assert list(p.order(ws, 0.0)) == [a, b, c, d]
+    p.issued(ws, b)
+    assert list(p.order(ws, 1.0)) == [c, d, a, b]
+    p.issued(ws, d)
+    assert list(p.order(ws, 2.0)) == [a, b, c, d]
+    assert list(p.order([a], 3.0)) == [a]
+    assert p.parked == ()
+
+
+def test_gto_keeps_the_last_issued_first_while_it_has_an_instruction():
+    p = SCHEDULER_POLICIES.get("gto")(TINY.scheduler)
+    a, b, c, d = ws = _warps(4)
+    assert list(p.order(ws, 0.0)) == ws
+    p.issued(ws, c)
+    assert _distinct(p.order(ws, 1.0)) == [c, a, b, d]
+    assert _distinct(p.order(ws, 2.0)) == [c, a, b, d]      # greedy: still c
+    c.info = None                                           # c has exited: oldest first
+    assert list(p.order(ws, 3.0)) == ws
+    p.issued(ws, a)
+    assert list(p.order(ws, 4.0)) == ws                     # the last is the oldest anyway
+    assert p.parked == ()
+
+
+def test_two_level_parks_long_waiters_and_fills_the_active_set_from_the_oldest():
+    spec = dataclasses.replace(TINY.scheduler, two_level_active=2)
+    p = SCHEDULER_POLICIES.get("two_level")(spec)
+    a, b, c, d, e = ws = _warps(5)
+    assert _distinct(p.order(ws, 0.0)) == [a, b]
+    assert p.parked == [c, d, e]
+    a.reason, a.ready_at = LONG, 100.0                     # a waits on a global load
+    assert _distinct(p.order(ws, 10.0)) == [b, c]           # a leaves, the oldest waiting (c) comes in
+    assert p.parked == [a, d, e]
+    p.issued(ws, c)
+    assert _distinct(p.order(ws, 11.0)) == [c, b]           # greedy-then-oldest within the set
+    b.reason, b.ready_at = SHORT, 50.0                      # a short wait keeps b in the set
+    assert set(p.order(ws, 12.0)) == {b, c}
+    b.info = None                                           # b exits: a is ready again at 100, the oldest
+    assert set(p.order(ws, 100.0)) == {a, c}
+    assert p.parked == [b, d, e]
+    few = SCHEDULER_POLICIES.get("two_level")(spec)
+    x, y = pair = _warps(2)
+    x.reason, x.ready_at = LONG, 100.0
+    few.order(pair, 0.0)
+    assert few.parked == [x]                               # not ready: not taken into the set
+    x.reason, x.ready_at = WAIT, 0.0
+    assert set(few.order(pair, 1.0)) == {x, y}
+    x.reason, x.ready_at = LONG, 100.0
+    assert set(few.order(pair, 2.0)) == {x, y}              # no more warps than the set holds: stays
+
+
+# --------------------------------------------------------------------------------------------------- clock
+class FakeSub:
+    """A sub-partition that asks for the cycles in ``plan`` (cycle called at t -> next cycle) and records
+    (t, env.now) of each call."""
+
+    def __init__(self, env, plan: dict, on_call=None):
+        self.env, self.plan, self.on_call = env, plan, on_call
+        self.calls: list = []
+        self.idle_until = 0.0
+
+    def cycle(self, t):
+        self.calls.append((t, self.env.now))
+        if self.on_call is not None:
+            self.on_call(t)
+        return self.plan.get(t, INF)
+
+
+def test_clock_runs_subpartitions_at_the_cycles_they_ask_for_and_steps_over_idle_ones():
+    env = simpy.Environment()
+    sub = FakeSub(env, {0: 5, 5: 6, 6: 6, 7: 9.5})     # 6 -> 6: at least the next cycle; 9.5 -> 10
+    clock = Clock(env, [sub])
+    env.run()
+    assert [t for t, _ in sub.calls] == [0, 5, 6, 7, 10]
+    assert clock.t == 10
+    assert env.now == 0                               # nothing else happened: it stepped without events
+
+    env = simpy.Environment()
+    a, b = FakeSub(env, {0: 5, 3: 5}), FakeSub(env, {0: 3, 3: 7, 5: 7})
+    Clock(env, [a, b])
+    env.process(_sleep(env, 4))                       # other events pending: the clock sleeps on alarms
+    env.run()
+    assert [t for t, _ in a.calls] == [t for t, _ in b.calls] == [0, 3, 5, 7]     # every sub, each cycle
+    assert a.calls[2] == (5, 5.0)                     # woken by its alarm at 5, never before
+
+
+def _sleep(env, dt):
+    yield env.timeout(dt)
+
+
+def test_clock_poke_makes_it_look_again_at_the_next_cycle():
+    env = simpy.Environment()
+    sub = FakeSub(env, {})                            # idle for good
+    clock = Clock(env, [sub])
+
+    def poker():
+        yield env.timeout(4.5)
+        sub.idle_until = 99.0
+        clock.poke()
+        assert sub.idle_until == 0.0                  # every scheduler looks again
+
+    env.process(poker())
+    env.run()
+    assert sub.calls == [(0, 0.0), (5, 5.0)]          # poked between cycles: runs at the next one
+
+    env = simpy.Environment()
+    holder: list = []
+    sub = FakeSub(env, {}, on_call=lambda t: holder[0].poke() if t == 0 else None)
+    holder.append(Clock(env, [sub]))                  # a poke during its own cycle: the next cycle too
+    env.run()
+    assert [t for t, _ in sub.calls] == [0, 1]
+
+
+# ------------------------------------------------------------------------------------------ stall accounting
+class Info:
+    def __init__(self, srcs=(), dsts=(), fence=False):
+        self.srcs, self.dsts, self.fence = srcs, dsts, fence
+
+
+class Trace:
+    index = 3
+    pcs = [0, 1, 2]
+
+
+class FakeBlock:
+    index = 7
+
+
+def test_warp_account_splits_cycles_by_reason_and_retire_counts_drain_and_the_timeline_tiles_them():
+    infos = [Info(srcs=(0,), dsts=(1,)), Info(srcs=(1,), dsts=(2,)), Info(srcs=(2,), fence=True)]
+    stalls = [[0.0] * len(REASONS) for _ in infos]
+    tl = Timeline()
+    w = Warp(Trace(), FakeBlock(), 5, 1, 4, 0.0, stalls, infos, tl)
+    assert w.ready_at == 0.0 and w.reason == R["no_instruction"]
+    w.results_at([0], 10.0, LONG)                     # its source register comes from a global load at 10
+    w.refresh()
+    assert (w.ready_at, w.reason) == (10.0, LONG)
+    w.block_on(14.0, R["lg_throttle"])                # then the LSU queue was full until 14
+    w.block_on(12.0, R["mio_throttle"])               # an earlier bound does not shorten it
+    w.account(20.0, 2, 0)                             # issued at 20 for 2 slots
+    assert stalls[0][LONG] == 10 and stalls[0][R["lg_throttle"]] == 4
+    assert stalls[0][R["not_selected"]] == 6 and stalls[0][R["selected"]] == 2
+    assert w.free_at == 22.0
+    assert w.advance()                                # pc 1: its registers are ready, fetch too
+    assert w.ready_at < w.free_at
+    w.account(22.0, 1, 1)                             # back to back: selected only
+    assert sum(stalls[1]) == 1 and stalls[1][R["selected"]] == 1
+    w.results_at([2], 27.0, SHORT)                    # pc 1 writes reg 2 at 27 (short scoreboard),
+    w.hold_fetch(25.0, BRANCH)                        # is a branch resolving at 25,
+    w.memory_issued(33.0, store=False)                # and the warp's memory operations finish at 33
+    assert w.advance()                                # pc 2 waits for fetch (25), reg 2 (27), the fence (33)
+    assert (w.ready_at, w.reason) == (33.0, MEMBAR)
+    w.account(40.0, 1, 2)
+    assert stalls[2][MEMBAR] == 10 and stalls[2][R["not_selected"]] == 7 and stalls[2][R["selected"]] == 1
+    w.memory_issued(60.0, store=True)                 # pc 2 also stored; L2 has it at 60
+    assert not w.advance()
+    assert w.exit(41.0) == 60.0                       # it may leave when its memory operations are done
+    w.retire(60.0, 2)
+    assert stalls[2][R["drain"]] == 60 - 41
+    assert w.end == 60.0 and w.done
+    totals = np.array(stalls).sum(axis=0)
+    assert totals.sum() == w.end - w.start            # every cycle of the warp, once
+    want = {"long_scoreboard": 10, "lg_throttle": 4, "not_selected": 13, "selected": 4, "membar": 10, "drain": 19}
+    assert {REASONS[i]: v for i, v in enumerate(totals) if v} == want
+
+    arr = tl.arrays()["warps"]
+    starts, ends, states = arr["start"], arr["end"], arr["state"]
+    assert starts[0] == 0.0 and ends[-1] == 60.0
+    assert np.array_equal(starts[1:], ends[:-1])      # the intervals tile [0, 60)
+    per_state = {REASONS[s]: float((ends - starts)[states == s].sum()) for s in set(states.tolist())}
+    assert per_state == want
+    assert [REASONS[s] for s in states] == ["long_scoreboard", "lg_throttle", "not_selected", "selected",
+                                            "membar", "not_selected", "selected", "drain"]   # [20, 23) merged
+    assert set(arr["slot"].tolist()) == {5} and set(arr["block"].tolist()) == {7}
+    assert set(arr["warp"].tolist()) == {3}
+
+
+def test_throttle_before_ready_counts_nothing_and_no_drain_without_late_stores():
+    stalls = [[0.0] * len(REASONS)]
+    w = Warp(type("T", (), {"index": 0, "pcs": [0]})(), FakeBlock(), 0, 0, 2, 100.0, stalls, [Info(srcs=(0,))])
+    w.results_at([0], 110.0, WAIT)
+    w.refresh()
+    w.block_on(105.0, R["math_pipe_throttle"])        # ends before the warp is ready: hidden by the wait
+    w.account(112.0, 1, 0)
+    assert stalls[0][WAIT] == 10 and stalls[0][R["math_pipe_throttle"]] == 0
+    assert stalls[0][R["not_selected"]] == 2 and stalls[0][R["selected"]] == 1
+    assert not w.advance()
+    assert w.exit(113.0) == 113.0
+    w.retire(113.0, 0)
+    assert stalls[0][R["drain"]] == 0 and w.end == 113.0
+
+
+# --------------------------------------------------------------------------------- a policy from outside
+class YoungestFirst:
+    """A toy policy: the youngest warp first."""
+    parked = ()
+    calls = 0
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def order(self, warps, t):
+        YoungestFirst.calls += 1
+        return warps[::-1]
+
+    def issued(self, warps, w):
+        pass
+
+
+def test_a_policy_registered_by_a_test_runs_a_real_launch():
+    SCHEDULER_POLICIES.register("youngest_first")(YoungestFirst)
+    try:
+        with pytest.raises(ValueError):
+            SCHEDULER_POLICIES.register("youngest_first")(YoungestFirst)
+        YoungestFirst.calls = 0
+        _, res = cases.run_case(cases.get("vector.vec_add"), launch=smsim.launch, config="tiny",
+                                overrides={"scheduler.policy": "youngest_first"})   # checks the outputs
+        assert res.cycles > 0
+        assert res.blocks_timed == 3                  # 12 blocks, every 4th timed
+        assert YoungestFirst.calls > 0
+        assert res.config.scheduler.policy == "youngest_first"
+    finally:
+        SCHEDULER_POLICIES.unregister("youngest_first")
+    with pytest.raises(ConfigError, match="scheduler.policy"):
+        load("tiny", {"scheduler.policy": "youngest_first"})
