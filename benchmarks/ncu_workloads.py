@@ -338,7 +338,9 @@ def _run_chunk(args, ids, tag, log):
         for f in (man, rep + ".ncu-rep"):
             if os.path.exists(f):
                 os.remove(f)
-        cmd = [args.ncu, "--clock-control", "none", "--metrics", ",".join(METRICS), "-f", "-o", rep,
+        sections = [a for s in getattr(args, "sections", ()) for a in ("--section", s)]
+        cmd = [args.ncu, "--clock-control", "none", *sections, "--metrics", ",".join(getattr(args, "metrics", METRICS)),
+               "-f", "-o", rep,
                sys.executable, os.path.abspath(__file__), "--worker", "--manifest", man,
                "--size", args.size, "--seed", str(args.seed), *remaining]
         commands.append(shlex.join(cmd))
