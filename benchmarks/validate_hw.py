@@ -91,13 +91,14 @@ def _record(entry: dict) -> dict:
 
 
 def merge(paths: list, out: str) -> dict:
-    """One file of several runs' outputs (each its own sizes; the first file's header; every command)."""
+    """One file of several runs' outputs: the first file's header, every command, and each case's latest record
+    (a later file's record of a case and size replaces an earlier one: a re-measurement)."""
     data = [json.load(open(p)) for p in paths]
     merged = {k: v for k, v in data[0].items() if k not in ("runs", "ncu_commands", "command", "seconds")}
     merged["commands"] = [d["command"] for d in data]
     merged["ncu_commands"] = [c for d in data for c in d["ncu_commands"]]
     merged["seconds"] = sum(d["seconds"] for d in data)
-    merged["sizes"] = [s for d in data for s in d["sizes"]]
+    merged["sizes"] = list(dict.fromkeys(s for d in data for s in d["sizes"]))
     merged["runs"] = {}
     for d in data:
         for size, cases in d["runs"].items():
@@ -106,7 +107,7 @@ def merge(paths: list, out: str) -> dict:
                 if raw and "device_attributes" not in merged:
                     merged["device_attributes"] = {k: v for k, v in raw.items() if k.startswith("device__attribute_")}
                 rec["metrics"] = {k: v for k, v in raw.items() if not k.startswith(NOT_KERNEL)}
-            merged["runs"][size] = cases
+            merged["runs"].setdefault(size, {}).update(cases)
     with open(out, "w") as f:
         json.dump(merged, f, indent=0, sort_keys=True)
     return merged

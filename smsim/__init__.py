@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 from isa.errors import CompileError, KernelError
 
-from . import cuda, mem, policies  # noqa: F401  (mem, policies: register the built-in models and policies)
+from . import cuda, front_end, mem, policies  # noqa: F401  (register the built-in models and policies)
 from .case import Case, PtxKernel, Setup
 from .launch import LaunchResult, compile, launch
 

@@ -1,4 +1,4 @@
-"""The ``smsim`` command: a demo, run, sweep, occupancy, asm, compare and list.
+"""The ``smsim`` command: a demo, run, sweep, occupancy, asm, compare, validate and list.
 
 Life of a command: :func:`main` parses the arguments (every command has ``--help``), runs the command's
 function, and turns the mistakes a user can make (an unknown workload, a bad ``--set`` key or value, a
@@ -87,6 +87,18 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--kernel", help="the CSV's kernel whose name contains this (default: the only one)")
     cmp_.add_argument("--id", type=int, help="the CSV's kernel with this ID")
 
+    val = sub.add_parser("validate", help="the timing model against H200 measurements: per case and the error summary",
+                         description="Simulate every case of the hardware validation data (Nsight Compute on an "
+                                     "H200, docs/hardware/validate_hw.json) and print measured vs predicted "
+                                     "duration, stall breakdown and DRAM bytes per case, then the error summary.")
+    val.add_argument("--sizes", default="test", help="test (default), full, or test,full")
+    val.add_argument("--family", help="only cases of these families (comma-separated)")
+    val.add_argument("--case", help="only these cases (comma-separated family.case ids)")
+    val.add_argument("--config", default="h200", help="config preset or TOML path (default h200, the measured GPU)")
+    val.add_argument("--data", help="the hardware data (default docs/hardware/validate_hw.json)")
+    val.add_argument("--json", metavar="PATH", help="write the rows and the summary as JSON")
+    val.add_argument("--quiet", action="store_true", help="no progress bar")
+
     sub.add_parser("list", help="workloads with their cases, and configs", description="List workloads and configs.")
     return p
 
@@ -94,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------------------------- commands
 #: command -> its function in :mod:`smsim.commands` (imported when a command runs, so --help stays quick)
 COMMANDS = {None: "demo", "run": "run", "sweep": "sweep", "occupancy": "occupancy_cmd", "asm": "asm",
-            "compare": "compare_cmd", "list": "list_all"}
+            "compare": "compare_cmd", "validate": "validate_cmd", "list": "list_all"}
 
 
 def _user_errors() -> tuple:

@@ -5,7 +5,8 @@ Life of ``smsim run``: the target becomes cases (:func:`smsim.runner.resolve`), 
 ``--json``/``--csv``/``--plot``/``--trace`` write files. A Ctrl-C during a launch ends it early: the
 report of what was simulated so far is printed, marked partial. ``smsim sweep`` runs every sweep point
 in a pool of worker processes (a bar of points done), prints the table and writes the curve. The demo
-(the cases in :data:`DEMO`), ``occupancy``, ``compare``, ``asm`` and ``list`` print tables or text. Each
+(the cases in :data:`DEMO`), ``occupancy``, ``compare``, ``asm`` and ``list`` print tables or text;
+``validate`` simulates the hardware validation data's cases (:mod:`smsim.validate`). Each
 function returns the exit code. This module never imports :mod:`smsim.cli`.
 """
 from __future__ import annotations
@@ -317,6 +318,34 @@ def _annotated(kernel: isa.Kernel) -> str:
                 out.append(f"\t// {m.group(1)}:{m.group(2)}: {src}")
         out.append(line)
     return "\n".join(out)
+
+
+def validate_cmd(args: argparse.Namespace) -> int:
+    """``smsim validate``: every measured case simulated, the table and the error summary."""
+    from . import validate
+    data = validate.load(args.data or validate.DATA)
+    sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
+    unknown = [s for s in sizes if s not in data["runs"]]
+    if unknown:
+        raise runner.UsageError(f"no measurements at size {unknown[0]!r}; the data has {', '.join(data['runs'])}")
+    families = set(args.family.split(",")) if args.family else None
+    cases = set(args.case.split(",")) if args.case else None
+
+    def only(case_id: str) -> bool:
+        return ((families is None or case_id.partition(".")[0] in families)
+                and (cases is None or case_id in cases))
+    total = sum(1 for s in sizes for c in data["runs"][s] if only(c))
+    if not total:
+        raise runner.UsageError("no measured case matches --family/--case")
+    bar = _bar(total, args.quiet, "case", "validate")
+    rows = validate.rows(data, sizes, only, args.config, progress=lambda _label: bar.update(1))
+    bar.close()
+    summary = validate.summary(rows)
+    print(validate.render(rows, summary))
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(validate.to_json(rows, summary))
+    return 0
 
 
 def list_all(args: argparse.Namespace) -> int:

@@ -115,6 +115,9 @@ class L2Spec:
     hit_latency_cycles: int           # extra cycles an L1 miss takes when L2 hits
     bandwidth_bytes_per_cycle: float  # whole device
     sm_port_bytes_per_cycle: float    # most one SM can move to/from L2
+    slices: int                       # L2 slices, each with its own atomic unit
+    slice_bytes: int                  # consecutive bytes that map to one slice
+    atomic_op_cycles: float           # one slice's atomic unit: cycles per sector operation
     model: str = "write_through"      # a name in smsim.registry.L2_MODELS
 
 
@@ -131,6 +134,16 @@ class DramSpec:
 
 
 @dataclass(frozen=True)
+class LaunchSpec:
+    overhead_ns: float                # kernel launch and completion inside gpu__time_duration, beyond the SM's cycles
+    blocks_per_cycle: float           # blocks the device's block scheduler hands out per cycle, all SMs (0: no limit)
+    icache_cold_cycles: int           # an SM's first instruction fetch of a kernel (cold instruction cache)
+    const_miss_cycles: int            # a parameter/constant line not yet in the SM's constant cache
+    const_line_bytes: int             # the constant cache's line
+    model: str = "front_end"          # a name in smsim.registry.LAUNCH_MODELS
+
+
+@dataclass(frozen=True)
 class Config:
     gpu: GpuSpec
     sm: SmSpec
@@ -140,6 +153,7 @@ class Config:
     l1: L1Spec
     l2: L2Spec
     dram: DramSpec
+    launch: LaunchSpec
     seed: int = 0
     source: str = ""                  # where it was loaded from (not a TOML key)
 
@@ -271,7 +285,8 @@ def _value(t, v, key: str, source: str):
 
 
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc"}
-_NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles"}
+_NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
+           "blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:
@@ -321,6 +336,9 @@ def _check_together(cfg: Config, source: str) -> None:
     if cfg.l1.size_bytes > cfg.sm.unified_l1_shared_bytes:
         raise ConfigError(f"{source}: l1.size_bytes = {cfg.l1.size_bytes} exceeds sm.unified_l1_shared_bytes = "
                           f"{cfg.sm.unified_l1_shared_bytes}")
+    if cfg.l2.slice_bytes % cfg.l2.sector_bytes:
+        raise ConfigError(f"{source}: l2.slice_bytes = {cfg.l2.slice_bytes} must be a multiple of "
+                          f"l2.sector_bytes = {cfg.l2.sector_bytes}")
     if cfg.dram.row_bytes % cfg.l2.sector_bytes:
         raise ConfigError(f"{source}: dram.row_bytes = {cfg.dram.row_bytes} must be a multiple of "
                           f"l2.sector_bytes = {cfg.l2.sector_bytes}")

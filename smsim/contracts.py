@@ -21,9 +21,11 @@ them so; a new implementation registered in :mod:`smsim.registry` must accept th
 * shared memory: ``(spec: SharedSpec, subpartitions: int)``;
 * L1: ``(spec: L1Spec, size_bytes: int, data: BandwidthQueue, l2: L2Model, seed: int)`` (``size_bytes``:
   what the shared-memory carveout leaves; ``data``: the return path to the registers);
-* L2: ``(spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int)`` (this SM's
-  share of the capacity, and its port at its share of the bandwidth);
-* DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int)`` (this SM's share of the bandwidth).
+* L2: ``(spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int, busy: int)``
+  (this SM's share of the capacity, its port at its share of the bandwidth, the SMs sharing its atomic
+  units);
+* DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int)`` (this SM's share of the bandwidth);
+* front end: ``(spec: LaunchSpec, busy: int)`` (``busy``: the SMs the launch keeps busy).
 """
 from __future__ import annotations
 
@@ -63,8 +65,9 @@ class L2Model(Component, Protocol):
         """A store's sectors arriving at ``t``: the cycle L2 has them."""
         ...
 
-    def atomic(self, sectors: np.ndarray, t: float, ops: int) -> float:
-        """A global atomic of ``ops`` lane operations on ``sectors`` at ``t``: the cycle its results are back."""
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray) -> float:
+        """A global atomic on ``sectors`` at ``t``, ``ops[i]`` operations in turn on sector ``i``: the cycle its
+        results are back."""
         ...
 
 
@@ -76,11 +79,12 @@ class L1Model(Component, Protocol):
         """The cycle from which the LSU queue has room for a request arriving at ``t`` (``t`` if it has)."""
         ...
 
-    def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: int,
+    def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float) -> float:
         """Submit a request (``kind`` "ld", "st" or "atom"; ``space`` "global" or "local"; ``lines``
-        distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: active
-        lanes) at ``t``: the cycle its data is back (load, atomic) or L2 has it (store)."""
+        distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: an
+        atomic's operations per sector, :func:`smsim.fast.coalesce.atomic_ops`, else None) at ``t``: the
+        cycle its data is back (load, atomic) or L2 has it (store)."""
         ...
 
 
@@ -99,6 +103,22 @@ class SharedMemoryModel(Component, Protocol):
                t: float) -> tuple[float, int, int]:
         """An access of ``kind`` ("ld", "st", "atom") issued at ``t`` by sub-partition ``sp``, one byte
         offset per active lane (``lanes``: 0..31): ``(ready cycle, wavefronts, bank conflicts)``."""
+        ...
+
+
+class FrontEndModel(Component, Protocol):
+    """What getting work onto the SM costs: block dispatch, the cold instruction cache, the constant cache."""
+
+    def dispatch_at(self, t: float) -> float:
+        """A block for this SM is asked for at ``t``: the cycle it is handed over."""
+        ...
+
+    def code_ready(self, t: float) -> float:
+        """The cycle a warp starting at ``t`` has its first instruction."""
+        ...
+
+    def constant(self, space: str, addr: np.ndarray, t: float) -> float:
+        """Parameter or constant addresses read at ``t``: the cycle they are in the constant cache."""
         ...
 
 
@@ -121,4 +141,5 @@ def level_metrics(level: str, nbytes: float, peak_bytes_per_cycle: float) -> dic
     return {f"smsim.{level}.bytes": int(nbytes), f"smsim.{level}.peak_bytes_per_cycle": float(peak_bytes_per_cycle)}
 
 
-__all__ = ["Component", "DramModel", "L2Model", "L1Model", "SharedMemoryModel", "SchedulerPolicy", "level_metrics"]
+__all__ = ["Component", "DramModel", "L2Model", "L1Model", "SharedMemoryModel", "FrontEndModel", "SchedulerPolicy",
+           "level_metrics"]

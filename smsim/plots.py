@@ -33,6 +33,7 @@ STATE_COLORS = {
     "short_scoreboard": "#ff7f0e", "wait": "#ffd92f", "barrier": "#9467bd", "mio_throttle": "#8c564b",
     "lg_throttle": "#e377c2", "math_pipe_throttle": "#1f77b4", "branch_resolving": "#17becf",
     "no_instruction": "#bcbd22", "drain": "#7f7f7f", "membar": "#393b79", "dispatch_stall": "#000000",
+    "imc_miss": "#c5b0d5",
 }
 LEVELS = (("l1", "L1 data return"), ("l2", "L2 port"), ("dram", "DRAM"))
 TIMELINE_COLUMNS = 1000       # at most this many time columns in the warp timeline image

@@ -4,7 +4,7 @@ Life of a choice: an implementation module registers its class under a name when
 (``@L2_MODELS.register("write_through")``); the packages that hold the built-in implementations
 (:mod:`smsim.policies`, :mod:`smsim.mem`) import them all, and ``import smsim`` imports those packages, so
 the registries are complete whenever smsim is in use. A config names its choice (``scheduler.policy``,
-``shared.model``, ``l1.model``, ``l2.model``, ``dram.model``): :mod:`smsim.config` checks the name
+``shared.model``, ``l1.model``, ``l2.model``, ``dram.model``, ``launch.model``): :mod:`smsim.config` checks the name
 against the registry of that key (the allowed names are the registry's own, so a model registered at run
 time, from a user's file or a test, is allowed too), and the builder (:func:`smsim.single_sm.build_sm`)
 constructs the class registered under it. What each kind of part must offer, and the arguments its
@@ -60,9 +60,11 @@ SHARED_MODELS: Registry = Registry("shared.model", "shared-memory model")
 L1_MODELS: Registry = Registry("l1.model", "L1 model")
 L2_MODELS: Registry = Registry("l2.model", "L2 model")
 DRAM_MODELS: Registry = Registry("dram.model", "DRAM model")
+LAUNCH_MODELS: Registry = Registry("launch.model", "launch front end")
 
 #: config key -> the registry whose names it takes
 BY_KEY: dict[str, Registry] = {r.key: r for r in (SCHEDULER_POLICIES, SHARED_MODELS, L1_MODELS, L2_MODELS,
-                                                    DRAM_MODELS)}
+                                                    DRAM_MODELS, LAUNCH_MODELS)}
 
-__all__ = ["Registry", "SCHEDULER_POLICIES", "SHARED_MODELS", "L1_MODELS", "L2_MODELS", "DRAM_MODELS", "BY_KEY"]
+__all__ = ["Registry", "SCHEDULER_POLICIES", "SHARED_MODELS", "L1_MODELS", "L2_MODELS", "DRAM_MODELS", "LAUNCH_MODELS",
+           "BY_KEY"]

@@ -51,6 +51,7 @@ MEANING = {
     "drain": "exited, waiting for its stores to drain",
     "membar": "waiting at a memory fence",
     "dispatch_stall": "dispatch stall",
+    "imc_miss": "waiting for a kernel parameter or constant (constant cache miss)",
 }
 
 M_REQ = "l1tex__t_requests_pipe_lsu_mem_global_op_{}.sum"

@@ -11,9 +11,10 @@ evenly (data that several SMs read is not shared between their slices: each SM p
 
 :func:`build_sm` is the one place that wires components together: it builds each part with the class
 the config names for it (:mod:`smsim.registry`: ``dram.model``, ``l2.model``, ``l1.model``,
-``shared.model``, ``scheduler.policy``; constructor arguments as :mod:`smsim.contracts` states), DRAM
-first, each level given the one below it and the bandwidth queues of this SM's share (logged queues when
-a :class:`smsim.warp.Timeline` records the launch), then the SM with one policy per sub-partition. Then
+``shared.model``, ``launch.model``, ``scheduler.policy``; constructor arguments as
+:mod:`smsim.contracts` states), DRAM first, each level given the one below it and the bandwidth queues
+of this SM's share (logged queues when a :class:`smsim.warp.Timeline` records the launch), the front end
+(:mod:`smsim.front_end`) given the number of busy SMs, then the SM with one policy per sub-partition. Then
 the SimPy environment runs until the last timed warp retires; the blocks not timed run on the functional
 interpreter afterwards (unless ``complete=False``), so the outputs are complete. ``progress`` is called
 every few thousand cycles with the blocks retired; Ctrl-C (KeyboardInterrupt) during the simulation ends
@@ -32,7 +33,7 @@ from isa.trace import op_infos
 from .config import Config
 from .mem.queue import BandwidthQueue, LoggedQueue
 from .occupancy import Occupancy, l1_bytes, occupancy
-from .registry import DRAM_MODELS, L1_MODELS, L2_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
+from .registry import DRAM_MODELS, L1_MODELS, L2_MODELS, LAUNCH_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
 from .sm import SM
 from .stats import Stats, metrics, per_instruction
 from .warp import Timeline
@@ -89,8 +90,8 @@ def device_share(cfg: Config, nblocks: int) -> DeviceShare:
 
 @dataclass(frozen=True)
 class Built:
-    """A built model: the ``sm`` (its ``env``, ``stats``, ``clock``), its memory ``units`` (L1, L2, DRAM,
-    shared memory: every part that reports metrics besides the SM) and its :class:`Plan`."""
+    """A built model: the ``sm`` (its ``env``, ``stats``, ``clock``), its ``units`` (L1, L2, DRAM, shared
+    memory, front end: every part that reports metrics besides the SM) and its :class:`Plan`."""
     sm: SM
     units: tuple
     plan: Plan
@@ -108,16 +109,18 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
 
     dram = DRAM_MODELS.get(cfg.dram.model)(cfg.dram, queue("dram", share.dram_bytes_per_cycle),
                                            cfg.l2.sector_bytes)
-    l2 = L2_MODELS.get(cfg.l2.model)(cfg.l2, share.l2_bytes, queue("l2", share.l2_bytes_per_cycle), dram, cfg.seed)
+    l2 = L2_MODELS.get(cfg.l2.model)(cfg.l2, share.l2_bytes, queue("l2", share.l2_bytes_per_cycle), dram, cfg.seed,
+                                     share.busy)
     l1 = L1_MODELS.get(cfg.l1.model)(cfg.l1, l1_bytes(cfg, the_plan.occupancy),
                                      queue("l1", cfg.l1.data_bytes_per_cycle), l2, cfg.seed)
     shared = SHARED_MODELS.get(cfg.shared.model)(cfg.shared, cfg.sm.subpartitions)
+    front = LAUNCH_MODELS.get(cfg.launch.model)(cfg.launch, share.busy)
     policy = SCHEDULER_POLICIES.get(cfg.scheduler.policy)
     env = simpy.Environment()
     stats = Stats(len(op_infos(launch.prog)))
     sm = SM(env, cfg, launch, the_plan.blocks, the_plan.occupancy.blocks_per_sm, shared, l1, stats,
-            [policy(cfg.scheduler) for _ in range(cfg.sm.subpartitions)], recorder)
-    return Built(sm, (l1, l2, dram, shared), the_plan)
+            [policy(cfg.scheduler) for _ in range(cfg.sm.subpartitions)], front, recorder)
+    return Built(sm, (l1, l2, dram, shared, front), the_plan)
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,11 @@ import numpy as np
 from isa.trace import SPACE_NAMES, op_infos, trace_blocks
 
 from .config import Config
-from .contracts import L1Model, SchedulerPolicy, SharedMemoryModel
+from .contracts import FrontEndModel, L1Model, SchedulerPolicy, SharedMemoryModel
 from .fast import coalesce
 from .scheduler import Clock, SubPartition
 from .stats import Stats
-from .warp import BRANCH, LONG, R, SHORT, WAIT, Timeline, Warp
+from .warp import BRANCH, IMC_MISS, LONG, R, SHORT, WAIT, Timeline, Warp
 
 _THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
              "sfu": R["math_pipe_throttle"], "sync": R["mio_throttle"], "branch": R["dispatch_stall"],
@@ -91,14 +91,15 @@ class Block:
 class SM:
     """One SM running ``blocks`` (indices) of ``launch`` (an :class:`isa.interp.Launch`), at most
     ``blocks_per_sm`` resident: sub-partitions (one per ``policies`` entry), resident blocks, and the
-    memory units ``shared`` and ``l1``; counts go to ``stats``; ``recorder``: a :class:`Timeline` or None."""
+    memory units ``shared`` and ``l1``, fed by its ``front`` end (block dispatch, instruction and constant
+    caches); counts go to ``stats``; ``recorder``: a :class:`Timeline` or None."""
 
     def __init__(self, env: Any, spec: Config, launch: Any, blocks: Sequence[int], blocks_per_sm: int,
                  shared: SharedMemoryModel, l1: L1Model, stats: Stats, policies: Sequence[SchedulerPolicy],
-                 recorder: Timeline | None = None):
+                 front: FrontEndModel, recorder: Timeline | None = None):
         self.env, self.spec, self.launch, self.stats = env, spec, launch, stats
         self.recorder = recorder
-        self.shared, self.l1 = shared, l1
+        self.shared, self.l1, self.front = shared, l1, front
         self.pending = deque(blocks)
         self.blocks_per_sm = blocks_per_sm
         self.infos = op_infos(launch.prog)
@@ -125,20 +126,31 @@ class SM:
 
     # ------------------------------------------------------------------ blocks
     def start(self) -> None:
-        """Dispatch the first blocks, as many as may be resident."""
+        """Ask for the first blocks, as many as may be resident."""
         while self.pending and self.resident < self.blocks_per_sm:
-            self._dispatch(self.pending.popleft(), self.env.now)
+            self._request(self.env.now)
+
+    def _request(self, t: float) -> None:
+        """A block slot is free at ``t``: the next pending block takes it when the front end hands it over."""
+        b = self.pending.popleft()
+        self.resident += 1
+        start = self.front.dispatch_at(t)
+        if start <= t:
+            self._dispatch(b, t)
+            return
+        ev = self.env.timeout(start - self.env.now)
+        ev.callbacks.append(lambda _e: self._dispatch(b, start))
 
     def _dispatch(self, b: int, t: float) -> None:
         block = Block(self, b, self._trace(b))
+        code_at = self.front.code_ready(t)
         for wt in block.trace.warps:
             slot = self.free_slots.pop(0)
             w = Warp(wt, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls, self.infos,
-                     self.recorder)
+                     self.recorder, code_at)
             block.warps.append(w)
             self.subs[w.sp].add(w)
         block.running = len(block.warps)
-        self.resident += 1
         if not block.running:
             self.block_retired(block, t)
 
@@ -158,7 +170,7 @@ class SM:
         self.resident -= 1
         self.stats.blocks_done += 1
         if self.pending:
-            self._dispatch(self.pending.popleft(), t)
+            self._request(t)
 
     # ------------------------------------------------------------------ issue
     def mem_blocked(self, w: Warp, sub: SubPartition, t: float) -> float | None:
@@ -219,7 +231,7 @@ class SM:
         kind = {"ld": "ld", "st": "st"}.get(info.mem, "atom")
         pc = info.op.index
         parts = w.memory_parts(SPACE_NAMES)
-        shared_ready = t
+        shared_ready, near_reason = t, SHORT
         far = []
         for space, a, lanes in parts:
             if space == "shared":
@@ -229,9 +241,12 @@ class SM:
             elif space in ("global", "local"):
                 far.append(self._cache_address(space, a, lanes, w))
             else:                          # param / const: the constant cache
-                shared_ready = t + (0 if space == "param" else self.spec.shared.latency_cycles)
+                line_at = self.front.constant(space, a, t)
+                shared_ready = max(line_at, t + (0 if space == "param" else self.spec.shared.latency_cycles))
+                if line_at > t:
+                    near_reason = IMC_MISS
         if kind != "st":
-            w.results_at(info.dsts, shared_ready, SHORT)
+            w.results_at(info.dsts, shared_ready, near_reason)
         if not far:
             return
         space = "local" if all(s == "local" for s, _, _ in parts if s in ("global", "local")) else "global"
@@ -241,7 +256,8 @@ class SM:
         nlines = coalesce.lines_of(sectors, l1.line_bytes // l1.sector_bytes)
         self.stats.sectors[pc] += len(sectors)
         bypass = info.cache_op == "cg" or kind == "atom"
-        done = max(self.l1.access(kind, space, sectors, nlines, bypass, len(a), t), shared_ready)
+        ops = coalesce.atomic_ops(a, l1.sector_bytes) if kind == "atom" else None
+        done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
         w.memory_issued(done, kind == "st")
         if kind != "st":
             w.results_at(info.dsts, done, LONG)

@@ -90,6 +90,7 @@ def metrics(stats: Stats, infos: Sequence, units: Iterable[Component], cfg: Conf
         if clash:
             raise RuntimeError(f"{type(unit).__name__} reports metrics another part reports too: {sorted(clash)}")
         m.update(reported)
+    m["gpu__time_duration.sum"] += m.get("smsim.launch.overhead_ns", 0.0)      # launch and completion
     levels = [k[len("smsim."):-len(".bytes")] for k in list(m) if k.startswith("smsim.") and k.endswith(".bytes")
               and k.count(".") == 2]
     for level in levels:

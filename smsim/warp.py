@@ -33,10 +33,11 @@ import numpy as np
 
 REASONS = ("selected", "not_selected", "long_scoreboard", "short_scoreboard", "wait", "barrier", "mio_throttle",
            "lg_throttle", "math_pipe_throttle", "branch_resolving", "no_instruction", "drain", "membar",
-           "dispatch_stall")
+           "dispatch_stall", "imc_miss")
 R = {name: i for i, name in enumerate(REASONS)}
 SELECTED, NOT_SELECTED, LONG, SHORT, WAIT, BARRIER = 0, 1, 2, 3, 4, 5
 BRANCH, DRAIN, MEMBAR = R["branch_resolving"], R["drain"], R["membar"]
+NO_INSTRUCTION, IMC_MISS = R["no_instruction"], R["imc_miss"]
 INF = math.inf
 
 
@@ -44,7 +45,8 @@ class Warp:
     """Timing state of one resident warp of ``block``, replaying its trace (:class:`isa.trace.WarpTrace`:
     its instruction stream ``pcs``, ``k`` the next one, ``info`` its :class:`isa.trace.OpInfo` from
     ``infos``; its memory accesses, ``cursor`` the next one), dispatched at cycle ``t`` into warp slot
-    ``slot`` of sub-partition ``sp``. ``stalls``: the per-instruction stall counters all warps add to
+    ``slot`` of sub-partition ``sp``; its first instruction arrives at ``code_at`` (``no_instruction``
+    until then). ``stalls``: the per-instruction stall counters all warps add to
     (``[pc][reason]``); ``hook``: a :class:`Timeline` to hand state intervals to, or None."""
     __slots__ = ("trace", "pcs", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason", "fetch_at",
                  "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info", "infos",
@@ -52,12 +54,12 @@ class Warp:
     info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
 
     def __init__(self, trace: Any, block: Any, slot: int, sp: int, nregs: int, t: float, stalls: list,
-                 infos: Sequence, hook: "Timeline | None" = None):
+                 infos: Sequence, hook: "Timeline | None" = None, code_at: float = 0.0):
         self.trace, self.index, self.pcs, self.k, self.cursor = trace, trace.index, trace.pcs, 0, 0
         self.block, self.slot, self.sp = block, slot, sp
         self.reg_ready = [0.0] * nregs
         self.reg_reason = [WAIT] * nregs
-        self.fetch_at, self.fetch_reason = t, R["no_instruction"]
+        self.fetch_at, self.fetch_reason = (code_at if code_at > t else t), NO_INSTRUCTION
         self.ready_at, self.reason = t, WAIT
         self.free_at = self.start = t
         self.blocked_until, self.blocked_reason = t, NOT_SELECTED

@@ -4,6 +4,7 @@ The kernels are nvcc's PTX of workloads/cuda/calib.cu, which re-creates the meas
 (workloads/calib.py). Latency and per-iteration figures are differenced, (cycles(2N) - cycles(N)) / N, so
 start-up cancels. How each config value was chosen: docs/configs.md.
 """
+import functools
 import json
 from pathlib import Path
 
@@ -76,27 +77,36 @@ def test_single_sm_streaming_bytes_per_cycle(row):
     assert got == pytest.approx(want, rel=0.20)
 
 
-@pytest.mark.parametrize("row", HW["occupancy_full_gpu"], ids=lambda r: f"w{r['warps_per_sm']}-ilp{r['ilp']}")
-def test_full_gpu_occupancy_sweep_gbps_within_20_percent(row):
-    nbytes = 64 << 20
-    launch = C.stream_setup(row["warps_per_sm"], row["ilp"], nbytes)
+@functools.lru_cache(maxsize=None)
+def _stream(warps: int, ilp: int, nbytes: int):
+    launch = C.stream_setup(warps, ilp, nbytes)
     # registers: ptxas fits these kernels in 32 per thread (16 blocks of 128 ran per SM on the H200); the
     # liveness estimate of the PTX says 40, which would cap the SM at 48 warps
-    res = smsim.launch(launch.kernel, launch.grid, launch.block, launch.args, shared_bytes=launch.shared_bytes,
-                       config="h200", complete=False, registers=32)
-    assert res.occupancy.warps_per_sm == row["warps_per_sm"]
-    gbps = nbytes / (res.metrics["gpu__time_duration.sum"] * 1e-9) / 1e9
-    assert gbps == pytest.approx(row["gbps"], rel=0.20)
+    return smsim.launch(launch.kernel, launch.grid, launch.block, launch.args, shared_bytes=launch.shared_bytes,
+                        config="h200", complete=False, registers=32)
+
+
+def _marginal_gbps(warps: int, ilp: int) -> float:
+    """GB/s of the grid-stride read between 32 and 64 MB: the H200 read 1 GiB, over which the launch and the
+    first wave's dispatch (a few microseconds, modelled) are amortised; the difference of two sizes leaves
+    them out as that measurement does."""
+    small, big = _stream(warps, ilp, 32 << 20), _stream(warps, ilp, 64 << 20)
+    assert big.occupancy.warps_per_sm == warps
+    t = big.metrics["gpu__time_duration.sum"] - small.metrics["gpu__time_duration.sum"]
+    return (32 << 20) / (t * 1e-9) / 1e9
+
+
+@pytest.mark.parametrize("row", HW["occupancy_full_gpu"], ids=lambda r: f"w{r['warps_per_sm']}-ilp{r['ilp']}")
+def test_full_gpu_occupancy_sweep_gbps_within_20_percent(row):
+    assert _marginal_gbps(row["warps_per_sm"], row["ilp"]) == pytest.approx(row["gbps"], rel=0.20)
 
 
 def test_latency_hiding_bandwidth_rises_and_saturates_with_long_scoreboard_at_low_occupancy():
     rows = [r for r in HW["occupancy_full_gpu"] if r["ilp"] == 1]
     got = []
     for r in rows:
-        launch = C.stream_setup(r["warps_per_sm"], 1, 32 << 20)
-        res = smsim.launch(launch.kernel, launch.grid, launch.block, launch.args,
-                           shared_bytes=launch.shared_bytes, config="h200", complete=False, registers=32)
-        got.append((32 << 20) / res.metrics["gpu__time_duration.sum"])
+        got.append(_marginal_gbps(r["warps_per_sm"], 1))
+        res = _stream(r["warps_per_sm"], 1, 32 << 20)
         if r["warps_per_sm"] <= 8:
             top = max(res.stalls, key=res.stalls.get)
             assert top == "long_scoreboard"

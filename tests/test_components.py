@@ -18,7 +18,7 @@ from smsim.mem.l1 import L1
 from smsim.mem.l2 import L2
 from smsim.mem.queue import BandwidthQueue, LoggedQueue
 from smsim.mem.shared import SharedMemory
-from smsim.registry import DRAM_MODELS, L1_MODELS, L2_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
+from smsim.registry import DRAM_MODELS, L1_MODELS, L2_MODELS, LAUNCH_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
 from smsim.scheduler import Clock
 from smsim.single_sm import build_sm, device_share
 from smsim.warp import BRANCH, INF, LONG, MEMBAR, R, REASONS, SHORT, WAIT, Timeline, Warp
@@ -137,9 +137,12 @@ def test_l2_write_allocates_and_writes_dram_and_atomics_are_counted():
     assert m["smsim.l2.size_bytes_seen"] == 4096
     assert m["smsim.l2.bytes"] == (2 + 2) * 32
     assert m["smsim.l2.peak_bytes_per_cycle"] == 64.0
-    # an atomic reads its sectors (port 1 cycle, hit 20) and performs one op per lane: 421 + 32
-    assert l2.atomic(_sectors(64, 65), 400.0, 32) == 453.0
-    assert l2.metrics(1000.0)["lts__t_sectors_srcunit_tex_op_atom.sum"] == 2
+    # an atomic reads its sectors (port 1 cycle, hit 20: there at 421), then each sector's operations run in
+    # turn on its slice's unit (tiny: 1 cycle each): 2 and 3 of them, sectors 64 and 65 in one 512-byte chunk,
+    # so one slice: 421..423, then 423..426
+    assert l2.atomic(_sectors(64, 65), 400.0, np.array([2, 3])) == 426.0
+    m = l2.metrics(1000.0)
+    assert m["lts__t_sectors_srcunit_tex_op_atom.sum"] == 2 and m["smsim.l2.atomic_ops"] == 5
     cold = _l2()
     cold.read(_sectors(0, 1, 2, 3), 0.0)
     cold.read(_sectors(0, 1), 100.0)
@@ -181,9 +184,10 @@ def test_build_sm_builds_each_level_with_this_sms_share():
     out = np.zeros(4, np.float32)
     for nblocks, l2_bytes, port, dram in ((2, 131072, 64.0, 32.0), (8, 65536, 32.0, 16.0)):
         built = build_sm(TINY, isa.interp.Launch(kernel, nblocks, 64, (out,)))
-        l1, l2, hbm, shared = built.units
+        l1, l2, hbm, shared, front = built.units
         assert type(l1) is L1_MODELS.get("sectored") and type(l2) is L2_MODELS.get("write_through")
         assert type(hbm) is DRAM_MODELS.get("hbm") and type(shared) is SHARED_MODELS.get("banked")
+        assert type(front) is LAUNCH_MODELS.get("front_end") and built.sm.front is front
         assert l2.size_bytes == l2_bytes
         assert l2.port.rate == port
         assert l2.dram is hbm and hbm.queue.rate == dram
@@ -212,7 +216,7 @@ class FakeL2:
 
     def atomic(self, sectors, t, ops):
         self.calls.append(("atomic", list(sectors), t))
-        return t + 50.0 + ops
+        return t + 50.0 + int(ops.sum())
 
     def metrics(self, cycles):
         return {}
@@ -294,12 +298,12 @@ def test_l1_cg_bypass_stores_write_through_atomics_and_local_counts():
     assert [c[0] for c in l2.calls] == ["read", "read"]
     l1b, l2b = _l1()
     # store: tag 0..1, L2 has it at 31; not allocated, so a later load misses
-    assert l1b.access("st", "global", _sectors(0, 1, 2, 3), 1, False, 32, 0.0) == 31
+    assert l1b.access("st", "global", _sectors(0, 1, 2, 3), 1, False, None, 0.0) == 31
     assert l2b.calls == [("write", [0, 1, 2, 3], 1.0)]
     assert _ld(l1b, [0, 1, 2, 3], 100.0) == 210
     assert l2b.calls[-1] == ("read", [0, 1, 2, 3], 109.0)
     # atomic: tag 300..301, at L2 from 301 + 8: 309 + 50 + 32 ops
-    assert l1b.access("atom", "global", _sectors(64), 1, True, 32, 300.0) == 391
+    assert l1b.access("atom", "global", _sectors(64), 1, True, np.array([32]), 300.0) == 391
     assert l2b.calls[-1] == ("atomic", [64], 309.0)
     _ld(l1b, [1 << 20], 400.0, space="local")
     c = l1b.counts
@@ -604,3 +608,83 @@ def test_a_policy_registered_by_a_test_runs_a_real_launch():
         SCHEDULER_POLICIES.unregister("youngest_first")
     with pytest.raises(ConfigError, match="scheduler.policy"):
         load("tiny", {"scheduler.policy": "youngest_first"})
+
+
+# ------------------------------------------------------------------------------------------------ front end
+def test_front_end_spaces_blocks_by_the_device_dispatch_rate_shared_among_busy_sms():
+    from smsim.front_end import FrontEnd
+    spec = dataclasses.replace(load("h200").launch, blocks_per_cycle=0.5)
+    fe = FrontEnd(spec, busy=4)                      # 0.5 blocks/cycle for 4 SMs: one every 8 cycles here
+    assert [fe.dispatch_at(0.0) for _ in range(3)] == [0.0, 8.0, 16.0]
+    assert fe.dispatch_at(100.0) == 100.0            # the dispatcher was idle: no wait
+    assert fe.dispatch_at(101.0) == 108.0
+    assert fe.blocks == 5 and fe.dispatch_wait == 8 + 16 + 7
+    free = FrontEnd(dataclasses.replace(spec, blocks_per_cycle=0), busy=4)   # 0: no limit
+    assert [free.dispatch_at(3.0) for _ in range(3)] == [3.0, 3.0, 3.0]
+
+
+def test_front_end_cold_instruction_cache_and_constant_cache():
+    from smsim.front_end import PARAM_BANK_OFFSET, FrontEnd
+    spec = dataclasses.replace(load("h200").launch, icache_cold_cycles=100, const_miss_cycles=300,
+                               const_line_bytes=64)
+    fe = FrontEnd(spec, busy=1)
+    assert fe.code_ready(10.0) == 110.0              # the first warp's fetch misses
+    assert fe.code_ready(50.0) == 110.0              # warps starting before the code arrives wait for it
+    assert fe.code_ready(500.0) == 500.0             # later ones find it
+    params = np.array([0, 8], np.uint64)             # two parameters in one 64-byte line of bank 0
+    assert fe.constant("param", params, 0.0) == 300.0
+    assert fe.constant("param", params, 20.0) == 300.0           # its fill is on the way: wait for it
+    assert fe.constant("param", params, 400.0) == 400.0          # a hit
+    line_end = 64 - PARAM_BANK_OFFSET % 64                       # the first byte of the next line
+    assert fe.constant("param", np.array([line_end], np.uint64), 400.0) == 700.0
+    assert fe.constant("const", np.array([0], np.uint64), 400.0) == 700.0   # another bank: its own lines
+    m = fe.metrics(1000.0)
+    assert m["smsim.launch.const_misses"] == 3 and m["smsim.launch.overhead_ns"] == spec.overhead_ns
+
+
+def test_launch_costs_reach_the_duration_and_the_stall_reasons():
+    """An (almost) empty kernel costs the launch overhead plus the cold code fetch and its one parameter's
+    constant-cache miss; a kernel reading a parameter stalls on it as imc_miss; blocks beyond the first
+    wave wait for the dispatcher."""
+    import workloads
+    empty = workloads.get("streams.empty_1block")
+    s = empty.setup("test")
+    res = smsim.launch(empty.load_kernel(), s.grid, s.block, s.args, config="h200")
+    spec = res.config.launch
+    assert res.cycles >= spec.icache_cold_cycles + spec.const_miss_cycles       # then block 0's one store
+    assert res.stalls["imc_miss"] >= spec.const_miss_cycles
+    assert res.metrics["gpu__time_duration.sum"] == pytest.approx(spec.overhead_ns + res.cycles / 1.9788, rel=1e-3)
+    assert res.stalls["no_instruction"] >= 4 * spec.icache_cold_cycles          # its four warps all waited
+    copy = workloads.get("streams.launch_1block")
+    s = copy.setup("test")
+    res = smsim.launch(copy.load_kernel(), s.grid, s.block, s.args, config="h200")
+    assert res.stalls["imc_miss"] >= 4 * (spec.const_miss_cycles - 10)
+    many = workloads.get("streams.empty_128waves")
+    s = many.setup("test")
+    res = smsim.launch(many.load_kernel(), s.grid, s.block, s.args, config="h200")
+    interval = 132 / spec.blocks_per_cycle
+    assert res.blocks_timed == 128
+    last_block = 127 * interval                                                 # when the 128th block arrives
+    assert last_block < res.cycles < last_block + spec.icache_cold_cycles + spec.const_miss_cycles + 200
+
+
+def test_l2_atomic_units_serialize_each_slice_and_share_it_with_the_busy_sms():
+    spec = dataclasses.replace(TINY.l2, atomic_op_cycles=2.0, slices=4, slice_bytes=512)
+    l2 = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=3)
+    l2.read(_sectors(0, 1, 16, 17), 0.0)                  # warm: later reads hit, 20 cycles after the port
+    # one sector, 4 operations: port 100..100.5 (32 B at 64 B/cycle), there at 120.5, done 120.5 + 4 x 2 =
+    # 128.5; the unit, shared by 3 SMs, is free again at 120.5 + 3 x 8 = 144.5
+    assert l2.atomic(_sectors(0), 100.0, np.array([4])) == 128.5
+    assert l2.atomic(_sectors(1), 101.0, np.array([1])) == 146.5     # same chunk, same slice: waits until 144.5
+    # sector 16 is in the next 512-byte chunk, another slice: no wait (port 102..102.5, there at 122.5)
+    assert l2.atomic(_sectors(16), 102.0, np.array([1])) == 124.5
+
+
+def test_atomic_ops_per_sector_are_the_most_lanes_on_one_address():
+    from smsim.fast.coalesce import atomic_ops
+    same = np.zeros(32, np.uint64)                          # every lane on one word: 32 in turn
+    assert atomic_ops(same, 32).tolist() == [32]
+    spread = np.arange(32, dtype=np.uint64) * 4             # 32 words in 4 sectors: one each
+    assert atomic_ops(spread, 32).tolist() == [1, 1, 1, 1]
+    mixed = np.array([0, 0, 0, 4, 4, 32, 36, 36, 36, 36, 100], np.uint64)
+    assert atomic_ops(mixed, 32).tolist() == [3, 4, 1]      # per sector, ascending, as coalesce.sectors

@@ -84,9 +84,11 @@ def test_time_scales_to_the_whole_grid():
     share, _, _ = _copy(n=n, config="h100", blocks="share")
     first, _, _ = _copy(n=n, config="h100", blocks=2)
     m = share.metrics
-    assert m["gpu__time_duration.sum"] == pytest.approx(share.cycles / share.config.gpu.clock_mhz * 1e3)
+    launch_ns = share.config.launch.overhead_ns                   # added once, not scaled
+    assert m["smsim.launch.overhead_ns"] == launch_ns > 0
+    assert m["gpu__time_duration.sum"] == pytest.approx(share.cycles / share.config.gpu.clock_mhz * 1e3 + launch_ns)
     assert first.metrics["gpu__time_duration.sum"] == pytest.approx(first.cycles * 2 / first.config.gpu.clock_mhz
-                                                                    * 1e3)
+                                                                    * 1e3 + launch_ns)
 
 
 def test_dependent_fma_latency_comes_from_the_pipe_config():

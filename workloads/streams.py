@@ -27,12 +27,12 @@ RESERVED = 1024                 # cc 8.0+: shared memory the driver reserves per
 SIZES = {"test": 1 << 17, "full": 1 << 24}
 STRIDED_SIZES = {"test": 1 << 14, "full": 1 << 21}      # the output is ``stride`` times larger
 HIST_SIZES = {"test": 1 << 15, "full": 1 << 22}
-LAUNCH_SIZES = {"test": BLOCK, "full": BLOCK}            # shape fixed by the case: the point is the launch
+LAUNCH_SIZES = {"test": 1, "full": 2}      # not used: the case fixes the shape (the point is the launch)
 
 
 @cuda.jit
 def read_only(inp, out, n):
-    """Reads every element; writes only if one is negative (none is): a read-only stream."""
+    """Reads every element; writes only the negative one (the last): a read-only stream."""
     i = cuda.grid(1)
     if i < n:
         v = inp[i]
@@ -81,6 +81,14 @@ def store_scatter(out, inp, perm, n):
 
 
 @cuda.jit
+def empty(out):
+    """Does nothing but mark that it ran (block 0's thread 0 writes one word): what a launch and its blocks
+    cost by themselves."""
+    if cuda.threadIdx.x == 0 and cuda.blockIdx.x == 0:
+        out[0] = np.float32(1.0)
+
+
+@cuda.jit
 def hist_bins(data, hist, n):
     """One global atomicAdd per sample into ``hist[data[i]]``: same-bin atomics serialize at L2."""
     i = cuda.grid(1)
@@ -103,8 +111,9 @@ def _floats(n, rng):
 
 def _read_only(n, rng):
     inp = _floats(n, rng)
+    inp[-1] = -1.0
     out = np.zeros(1, np.float32)
-    return Setup(_grid(n), (BLOCK,), (inp, out, n), {1: out.copy()})
+    return Setup(_grid(n), (BLOCK,), (inp, out, n), {1: inp[-1:].copy()})
 
 
 def _write_only(n, rng):
@@ -151,9 +160,15 @@ def _store_scatter(n, rng):
 
 def _hist(bins):
     def build(n, rng):
-        data = rng.integers(0, bins, size=n, dtype=np.int32)
+        data = rng.integers(0, bins, size=n, dtype=np.int32) if bins > 1 else np.zeros(n, np.int32)
         hist = np.zeros(bins, np.int32)
         return Setup(_grid(n), (BLOCK,), (data, hist, n), {1: np.bincount(data, minlength=bins).astype(np.int32)})
+    return build
+
+
+def _empty(blocks, threads=BLOCK):
+    def build(n, rng):
+        return Setup((blocks,), (threads,), (np.zeros(1, np.float32),), {0: np.ones(1, np.float32)})
     return build
 
 
@@ -182,6 +197,10 @@ CASES = [
     *[Case("streams", f"hist_bins{b}", hist_bins, _hist(b), HIST_SIZES,
            f"one global atomicAdd per sample into {b} bin(s)") for b in (1, 16, 256, 4096, 65536)],
     Case("streams", "launch_1block", copy, _launch(1), LAUNCH_SIZES, "one block of 128 floats: launch cost only"),
+    *[Case("streams", f"empty_{name}", empty, _empty(blocks, threads), LAUNCH_SIZES,
+           f"an empty kernel of {blocks} block(s) of {threads} threads: launch and block dispatch alone")
+      for name, blocks, threads in (("1block", 1, BLOCK), ("1block1024", 1, 1024), ("1wave", NUM_SMS, BLOCK),
+                                    ("16waves", 16 * NUM_SMS, BLOCK), ("128waves", 128 * NUM_SMS, BLOCK))],
     Case("streams", "launch_1wave", copy, _launch(NUM_SMS), LAUNCH_SIZES,
          "one block per SM, 128 floats each: launch and block dispatch dominate"),
 ]

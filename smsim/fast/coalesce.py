@@ -63,6 +63,18 @@ def lines_of(sectors: np.ndarray, sectors_per_line: int) -> int:
     return n
 
 
+def atomic_ops(addr: np.ndarray, sector_bytes: int) -> np.ndarray:
+    """For a warp's atomic (one address per active lane): per touched sector, in the order of :func:`sectors`
+    (accesses within one sector), the operations L2 performs one after another: the most lanes that name one
+    address in that sector (lanes on different words of a sector are served together, lanes on one word in
+    turn: an H200's ``lts__t_sectors_srcunit_tex_op_red`` counts exactly this)."""
+    a = np.asarray(addr).astype(np.int64)
+    words, counts = np.unique(a, return_counts=True)          # sorted, so sectors come out ascending
+    sector = words // sector_bytes
+    starts = np.flatnonzero(np.r_[True, sector[1:] != sector[:-1]])
+    return np.maximum.reduceat(counts, starts).astype(np.int64)
+
+
 # ------------------------------------------------------------------------------------------ numpy twins
 def sectors_np(addr: np.ndarray, nbytes: int, sector_bytes: int = 32) -> np.ndarray:
     """Numpy twin of :func:`sectors`: every (lane, byte) pair's sector, then ``np.unique``."""

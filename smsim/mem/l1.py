@@ -63,7 +63,7 @@ class L1:
         n = len(q) - self.spec.lsu_queue
         return t if n < 0 else q[n]
 
-    def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: int,
+    def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float) -> float:
         """Submit a request of ``kind`` ("ld", "st" or "atom") at ``t`` (the caller checked
         :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store)."""
@@ -77,7 +77,8 @@ class L1:
         if kind == "st":
             return math.ceil(self.l2.write(sectors, tend))
         if kind == "atom":
-            return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, ops))
+            per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
+            return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector))
         return self._load(space, sectors, bypass, tend)
 
     def metrics(self, cycles: float) -> dict:

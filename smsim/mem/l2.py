@@ -8,6 +8,15 @@ counters): hits return after ``hit_latency_cycles``; a sector another request al
 with that fill; misses go to DRAM and are filled with their arrival cycle. Stores are write-allocate
 (a written sector is valid in L2) and are written on to DRAM (``dram__bytes_write``), which takes
 bandwidth but holds nobody up: a simplification of L2's write-back (no dirty-line tracking).
+
+Atomics (and reductions) are performed at L2, by the atomic unit of the slice that holds the sector
+(``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's
+atomic needs, per sector, as many operations as the most lanes naming one address in it
+(:func:`smsim.fast.coalesce.atomic_ops`: lanes on different words are served together, lanes on one word in
+turn); each takes ``atomic_op_cycles`` of its slice's unit, after the sector's data is there. The unit is
+shared by the ``busy`` SMs of the launch, which all send it work alike (as every shared resource in this
+share model): it is free again ``busy`` times later than this SM's own operations need, so this SM's
+same-address atomics run at ``1/busy`` of the unit's rate, while a lone operation waits for nobody.
 Registered as ``l2.model = "write_through"``.
 """
 from __future__ import annotations
@@ -27,14 +36,17 @@ class L2:
     """This SM's share of L2 (``spec``: :class:`smsim.config.L2Spec`; ``size_bytes``: its share of the
     capacity, rounded down to whole sets; ``port``: its port at its share of the bandwidth)."""
 
-    def __init__(self, spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int = 0):
-        self.spec, self.dram = spec, dram
+    def __init__(self, spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int = 0,
+                 busy: int = 1):
+        self.spec, self.dram, self.busy = spec, dram, busy
+        self.unit_free: dict = {}         # slice -> cycle its atomic unit is free
         unit = spec.line_bytes * spec.assoc
         self.size_bytes = max(unit, size_bytes // unit * unit)
         self.cache = SectorCache(self.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc,
                                  spec.replacement, seed)
         self.port = port
         self.sectors_read = self.sectors_read_hit = self.sectors_write = self.sectors_atomic = 0
+        self.atomic_ops = 0
 
     def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
         """Arrival cycle of each of ``sectors`` requested at ``t``."""
@@ -60,11 +72,24 @@ class L2:
         self.dram.write(sectors, done)
         return done + self.spec.hit_latency_cycles
 
-    def atomic(self, sectors: np.ndarray, t: float, ops: int) -> float:
-        """A global atomic (``ops`` lane operations) performed at L2: the cycle its results are back."""
-        ready = self.read(sectors, t).max()
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray) -> float:
+        """A global atomic on ``sectors`` (``ops``: the operations each needs in turn) arriving at ``t``,
+        performed by the slices' atomic units: the cycle its results are back."""
+        ready = self.read(sectors, t)
         self.sectors_atomic += len(sectors)
-        return float(ready) + ops
+        self.atomic_ops += int(ops.sum())
+        spec = self.spec
+        per_chunk = spec.slice_bytes // spec.sector_bytes
+        op, share = spec.atomic_op_cycles, spec.atomic_op_cycles * self.busy
+        done = t
+        free = self.unit_free
+        for chunk, r, n in zip((sectors // per_chunk).tolist(), ready.tolist(), ops.tolist()):
+            unit = (chunk * 2654435761 & 0xFFFFFFFF) % spec.slices        # a hash spreads chunks over slices
+            start = max(r, free.get(unit, 0.0))
+            free[unit] = start + n * share
+            if start + n * op > done:
+                done = start + n * op
+        return done
 
     def metrics(self, cycles: float) -> dict:
         """``lts__t_sectors_srcunit_tex_*`` (reads, read hits, writes, atomics), the read hit rate and the
@@ -74,6 +99,7 @@ class L2:
                 "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum": hit,
                 "lts__t_sectors_srcunit_tex_op_write.sum": self.sectors_write,
                 "lts__t_sectors_srcunit_tex_op_atom.sum": self.sectors_atomic,
+                "smsim.l2.atomic_ops": self.atomic_ops,
                 "lts__t_sector_op_read_hit_rate.pct": 100.0 * (hit / read if read else 0.0),
                 "smsim.l2.size_bytes_seen": self.size_bytes,
                 **level_metrics("l2", (read + self.sectors_write) * self.spec.sector_bytes, self.port.rate)}

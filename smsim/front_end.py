@@ -1,0 +1,84 @@
+"""The SM's front end: what getting a kernel's work onto the SM costs, before any of its loads.
+
+Life of a launch through the front end, as measured on an H200 (``docs/hardware/validate_hw.json``,
+the ``streams.empty_*`` and ``streams.launch_*`` kernels):
+
+* **Launch and completion.** The host's launch reaching the GPU, the grid's set-up and, at the end, the
+  kernel's completion take time that ``gpu__time_duration`` counts but no SM's cycles do:
+  ``launch.overhead_ns``, added once to the duration (:meth:`FrontEnd.metrics`).
+* **Block dispatch.** The device's block scheduler hands out ``launch.blocks_per_cycle`` blocks per cycle
+  to all SMs together, so one of the ``busy`` SMs a launch keeps busy gets a new block at most every
+  ``busy / blocks_per_cycle`` cycles (:meth:`FrontEnd.dispatch_at`): the first wave's blocks arrive one
+  after the other, and a kernel of many short blocks waits for blocks rather than for memory.
+* **Cold instruction cache.** An SM's first instruction fetch of the kernel misses; every warp that
+  starts before the code arrives waits for it (``no_instruction``), ``launch.icache_cold_cycles`` after
+  the first warp's start. Sequential prefetch covers the rest of a short kernel's code, so later fetches
+  are not modelled as misses.
+* **Constant cache.** Kernel parameters (``ld.param``: constant bank 0, where sm_90 puts them from byte
+  ``PARAM_BANK_OFFSET``) and ``ld.const`` data are read through the SM's constant cache in lines of
+  ``launch.const_line_bytes``: a line's first access misses and takes ``launch.const_miss_cycles``
+  (``imc_miss``); accesses while its fill is on the way wait for that fill; later ones hit (a parameter
+  is then an operand, free; ``ld.const`` takes the shared-memory latency, as before).
+
+Registered as ``launch.model = "front_end"``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .config import LaunchSpec
+from .registry import LAUNCH_MODELS
+
+#: Not a timing value: where sm_90 places a kernel's parameters in constant bank 0 (``c[0x0][0x210]``)
+PARAM_BANK_OFFSET = 0x210
+
+
+@LAUNCH_MODELS.register("front_end")
+class FrontEnd:
+    """The front end of one of ``busy`` SMs (``spec``: :class:`smsim.config.LaunchSpec`)."""
+
+    def __init__(self, spec: LaunchSpec, busy: int):
+        self.spec = spec
+        self.interval = busy / spec.blocks_per_cycle if spec.blocks_per_cycle else 0.0
+        self.next_free = 0.0
+        self.code_at: float | None = None          # when the kernel's code is in the instruction cache
+        self.lines: dict = {}                        # (space, line) -> cycle its fill lands
+        self.blocks = 0
+        self.dispatch_wait = 0.0
+        self.const_misses = 0
+
+    def dispatch_at(self, t: float) -> float:
+        """A block for this SM is asked for at ``t``: the cycle the block scheduler hands it over."""
+        start = t if t > self.next_free else self.next_free
+        self.next_free = start + self.interval
+        self.blocks += 1
+        self.dispatch_wait += start - t
+        return start
+
+    def code_ready(self, t: float) -> float:
+        """The cycle a warp starting at ``t`` has its first instruction."""
+        if self.code_at is None:
+            self.code_at = t + self.spec.icache_cold_cycles
+        return self.code_at if self.code_at > t else t
+
+    def constant(self, space: str, addr: np.ndarray, t: float) -> float:
+        """Parameter (``space`` "param") or constant addresses read at ``t``: the cycle their lines are in
+        the constant cache (``t`` if all hit)."""
+        line = self.spec.const_line_bytes
+        base = PARAM_BANK_OFFSET if space == "param" else 0
+        ready = t
+        for ln in np.unique((addr.astype(np.int64) + base) // line).tolist():
+            at = self.lines.get((space, ln))
+            if at is None:
+                at = self.lines[(space, ln)] = t + self.spec.const_miss_cycles
+                self.const_misses += 1
+            if at > ready:
+                ready = at
+        return ready
+
+    def metrics(self, cycles: float) -> dict:
+        """The launch overhead that the duration adds, blocks handed out and their wait, constant-cache
+        misses."""
+        return {"smsim.launch.overhead_ns": float(self.spec.overhead_ns), "smsim.launch.blocks": self.blocks,
+                "smsim.launch.dispatch_wait_cycles": self.dispatch_wait,
+                "smsim.launch.const_misses": self.const_misses}

@@ -1,0 +1,74 @@
+"""``smsim validate``: the error figures against the H200 data are pinned, so a model change that worsens
+them fails; the summary's arithmetic is checked on rows made by hand."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from smsim import validate as v
+from smsim.cli import main
+
+
+def _row(case, hw, sim, hw_st=None, sim_st=None, size="test"):
+    return v.Row(case, size, hw, sim, hw_st or {"long_scoreboard": 2.0}, sim_st or {"long_scoreboard": 1.0})
+
+
+def test_stall_distance_and_top_stall():
+    assert v.stall_distance({"a": 1.0, "b": 1.0}, {"a": 2.0, "b": 2.0}) == 0.0
+    assert v.stall_distance({"a": 1.0}, {"b": 5.0}) == 1.0
+    assert v.stall_distance({"a": 3.0, "b": 1.0}, {"a": 1.0, "b": 1.0}) == pytest.approx(0.25)
+    assert v.top_stall({"selected": 9.0, "wait": 1.0, "barrier": 2.0}) == "barrier"
+    assert v.top_stall({"selected": 1.0}) == ""
+    metrics = {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio": 4.5,
+               "smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio": 1.0, "gpu__time_duration.sum": 3}
+    assert v.hw_stalls(metrics) == {"long_scoreboard": 4.5, "imc_miss": 1.0}
+
+
+def test_summary_figures_on_rows_made_by_hand():
+    rows = [_row("fam.a", 100, 110), _row("fam.b", 200, 180), _row("fam.c", 300, 330, sim_st={"wait": 1.0}),
+            _row("streams.copy_w4", 400, 300), _row("streams.copy", 100, 100)]
+    s = v.summary(rows)
+    assert s["cases"] == 5
+    assert s["duration_mape_pct"] == pytest.approx(100 * (0.1 + 0.1 + 0.1 + 0.25 + 0.0) / 5)
+    assert s["within_10pct"] == pytest.approx(4 / 5)
+    assert s["worst_case"] == "streams.copy_w4@test" and s["worst_error_pct"] == pytest.approx(25)
+    fam = s["variants"]["fam@test"]
+    # ratios to fam.a: b 2.0 measured, 180/110 predicted; c 3.0 measured, 3.0 predicted
+    assert fam["ratio_mape"] == pytest.approx(100 * (abs((180 / 110) / 2 - 1) + 0) / 2)
+    assert fam["rank_kept"] == 1.0
+    assert s["variants"]["streams@test"]["rank_kept"] == 1.0
+    assert s["occupancy_curve_max_error_pct"] == {"test": pytest.approx(25)}
+    assert s["top_stall_right"] == pytest.approx(4 / 5)
+    assert math.isnan(s["dram_bytes_mape_pct"])            # no case moves 1 MB
+
+
+def test_rank_order_counts_swapped_pairs_and_ignores_ties():
+    rows = [_row("f.a", 100, 100), _row("f.b", 200, 90), _row("f.c", 102, 50)]
+    # pairs: a-b swapped (b slower measured, faster predicted), a-c within 5% measured (ignored), b-c kept
+    kept = v.summary(rows)["variants"]["f@test"]["rank_kept"]
+    assert kept == pytest.approx(0.5)
+
+
+@pytest.mark.slow
+def test_validation_summary_on_the_h200_data_is_pinned():
+    """Every case at its test size on the h200 config (the figures docs/timing_model.md quotes). A model change
+    may only improve these; tighten them when it does."""
+    s = v.summary(v.rows(v.load(), ("test",)))
+    assert s["cases"] == 82
+    # measured on this model: 18.3%, 54%, 24.6%, 79%, 15.4%, 74% (57.4%, 8%, 34.4%, 79%, 75%, 78% before the
+    # front end model, issue "Timing fidelity I")
+    assert s["duration_mape_pct"] <= 19.0
+    assert s["within_10pct"] >= 0.53
+    assert s["variant_ratio_mape_pct"] <= 25.0
+    assert s["rank_order_kept"] >= 0.78
+    assert s["occupancy_curve_max_error_pct"]["test"] <= 16.0
+    assert s["top_stall_right"] >= 0.73
+
+
+def test_the_command_validates_a_family_and_rejects_unknown_sizes(capsys):
+    assert main(["validate", "--family", "vector", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "vector.vec_add" in out and "summary over 2 cases: duration MAPE" in out
+    assert main(["validate", "--sizes", "huge"]) == 2
+    assert "no measurements at size 'huge'" in capsys.readouterr().err
