@@ -130,6 +130,7 @@ class DramSpec:
     bandwidth_gbps: float             # achievable device bandwidth, GB/s
     loaded_latency_cycles: int        # extra latency at full utilization of this SM's bandwidth share
     utilization_window_cycles: int    # time constant of the utilization estimate
+    access_bytes: int                 # bytes one DRAM read moves (a missed sector brings its neighbours)
     model: str = "hbm"                # a name in smsim.registry.DRAM_MODELS
 
 
@@ -284,7 +285,7 @@ def _value(t, v, key: str, source: str):
     return float(v) if t is float else v
 
 
-_POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc"}
+_POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles"}
 
@@ -342,6 +343,9 @@ def _check_together(cfg: Config, source: str) -> None:
     if cfg.dram.row_bytes % cfg.l2.sector_bytes:
         raise ConfigError(f"{source}: dram.row_bytes = {cfg.dram.row_bytes} must be a multiple of "
                           f"l2.sector_bytes = {cfg.l2.sector_bytes}")
+    if cfg.dram.access_bytes % cfg.l2.sector_bytes or cfg.dram.row_bytes % cfg.dram.access_bytes:
+        raise ConfigError(f"{source}: dram.access_bytes = {cfg.dram.access_bytes} must be a multiple of "
+                          f"l2.sector_bytes and divide dram.row_bytes")
     per_sp = cfg.sm.max_warps // cfg.sm.subpartitions
     if cfg.scheduler.two_level_active > per_sp:
         raise ConfigError(f"{source}: scheduler.two_level_active = {cfg.scheduler.two_level_active} exceeds the "

@@ -42,7 +42,9 @@ class Component(Protocol):
 
 
 class DramModel(Component, Protocol):
-    """DRAM as this SM sees it. ``sectors`` are global sector indices (``address // sector_bytes``)."""
+    """DRAM as this SM sees it. ``sectors`` are global sector indices (``address // sector_bytes``);
+    ``access_bytes``: what one read moves (L2 asks for whole accesses)."""
+    access_bytes: int
 
     def read(self, sectors: np.ndarray, t: float) -> float:
         """The cycle ``sectors`` requested at ``t`` arrive at L2."""
@@ -61,8 +63,9 @@ class L2Model(Component, Protocol):
         """The arrival cycle of each of ``sectors`` (sorted, distinct) requested at ``t``."""
         ...
 
-    def write(self, sectors: np.ndarray, t: float) -> float:
-        """A store's sectors arriving at ``t``: the cycle L2 has them."""
+    def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
+        """A store's sectors arriving at ``t`` (``written``: bytes the store writes in each, if known): the
+        cycle L2 has them."""
         ...
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray) -> float:
@@ -82,9 +85,10 @@ class L1Model(Component, Protocol):
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float) -> float:
         """Submit a request (``kind`` "ld", "st" or "atom"; ``space`` "global" or "local"; ``lines``
-        distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: an
-        atomic's operations per sector, :func:`smsim.fast.coalesce.atomic_ops`, else None) at ``t``: the
-        cycle its data is back (load, atomic) or L2 has it (store)."""
+        distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
+        sector, an atomic's operations (:func:`smsim.fast.coalesce.atomic_ops`) or a store's bytes written
+        (:func:`smsim.fast.coalesce.bytes_written`), else None) at ``t``: the cycle its data is back (load,
+        atomic) or L2 has it (store)."""
         ...
 
 

@@ -256,7 +256,8 @@ class SM:
         nlines = coalesce.lines_of(sectors, l1.line_bytes // l1.sector_bytes)
         self.stats.sectors[pc] += len(sectors)
         bypass = info.cache_op == "cg" or kind == "atom"
-        ops = coalesce.atomic_ops(a, l1.sector_bytes) if kind == "atom" else None
+        ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind == "atom" else
+               coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
         w.memory_issued(done, kind == "st")
         if kind != "st":

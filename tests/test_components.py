@@ -210,7 +210,7 @@ class FakeL2:
         self.calls.append(("read", list(sectors), t))
         return np.full(len(sectors), t + 100.0)
 
-    def write(self, sectors, t):
+    def write(self, sectors, t, written=None):
         self.calls.append(("write", list(sectors), t))
         return t + 30.0
 
@@ -688,3 +688,27 @@ def test_atomic_ops_per_sector_are_the_most_lanes_on_one_address():
     assert atomic_ops(spread, 32).tolist() == [1, 1, 1, 1]
     mixed = np.array([0, 0, 0, 4, 4, 32, 36, 36, 36, 36, 100], np.uint64)
     assert atomic_ops(mixed, 32).tolist() == [3, 4, 1]      # per sector, ascending, as coalesce.sectors
+
+
+def test_l2_reads_dram_in_whole_accesses_and_keeps_the_neighbours():
+    hbm = Dram(dataclasses.replace(TINY.dram, loaded_latency_cycles=0, access_bytes=64), BandwidthQueue(32.0), 32)
+    l2 = L2(TINY.l2, 4096, BandwidthQueue(64.0), hbm, seed=0)
+    l2.read(_sectors(4), 0.0)                     # one sector missed: its 64-byte access brings sector 5 too
+    assert hbm.bytes_read == 64
+    assert l2.read(_sectors(5), 500.0).tolist() == [500.5 + 20]      # the neighbour is an L2 hit
+    assert hbm.bytes_read == 64
+    l2.read(_sectors(8, 9, 10, 11), 600.0)        # whole accesses: no extra bytes
+    assert hbm.bytes_read == 64 + 128
+
+
+def test_stores_count_the_sectors_they_write_in_part():
+    from smsim.fast.coalesce import bytes_written, sectors
+    full = np.arange(32, dtype=np.uint64) * 4            # 128 consecutive bytes: 4 whole sectors
+    assert bytes_written(full, 4, 32).tolist() == [32, 32, 32, 32]
+    stride2 = np.arange(32, dtype=np.uint64) * 8          # every other word: 8 sectors half written
+    assert len(sectors(stride2, 4, 32)) == 8 and bytes_written(stride2, 4, 32).tolist() == [16] * 8
+    same = np.zeros(32, np.uint64)                        # 32 lanes on one word: 4 bytes of one sector
+    assert bytes_written(same, 4, 32).tolist() == [4]
+    l2 = _l2()
+    l2.write(sectors(stride2, 4, 32), 0.0, bytes_written(stride2, 4, 32))
+    assert l2.metrics(100.0)["smsim.l2.partial_sector_writes"] == 8

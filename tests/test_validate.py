@@ -56,12 +56,12 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     may only improve these; tighten them when it does."""
     s = v.summary(v.rows(v.load(), ("test",)))
     assert s["cases"] == 82
-    # measured on this model: 18.3%, 54%, 24.6%, 79%, 15.4%, 74% (57.4%, 8%, 34.4%, 79%, 75%, 78% before the
-    # front end model, issue "Timing fidelity I")
-    assert s["duration_mape_pct"] <= 19.0
-    assert s["within_10pct"] >= 0.53
-    assert s["variant_ratio_mape_pct"] <= 25.0
-    assert s["rank_order_kept"] >= 0.78
+    # measured on this model: 15.7%, 55%, 23.3%, 80%, 15.4%, 73% (57.4%, 8%, 34.4%, 79%, 75%, 78% before the
+    # front end, L2 atomic and DRAM access models, issue "Timing fidelity I")
+    assert s["duration_mape_pct"] <= 16.0
+    assert s["within_10pct"] >= 0.54
+    assert s["variant_ratio_mape_pct"] <= 23.5
+    assert s["rank_order_kept"] >= 0.79
     assert s["occupancy_curve_max_error_pct"]["test"] <= 16.0
     assert s["top_stall_right"] >= 0.73
 

@@ -75,6 +75,15 @@ def atomic_ops(addr: np.ndarray, sector_bytes: int) -> np.ndarray:
     return np.maximum.reduceat(counts, starts).astype(np.int64)
 
 
+def bytes_written(addr: np.ndarray, nbytes: int, sector_bytes: int) -> np.ndarray:
+    """For a warp's store of ``nbytes`` per lane (aligned, so one sector each): per touched sector, in the order
+    of :func:`sectors`, the distinct bytes it writes there (``sector_bytes`` for a full sector)."""
+    words = np.unique(np.asarray(addr).astype(np.int64))
+    sector = words // sector_bytes
+    starts = np.flatnonzero(np.r_[True, sector[1:] != sector[:-1]])
+    return np.minimum(np.diff(np.r_[starts, sector.size]) * nbytes, sector_bytes).astype(np.int64)
+
+
 # ------------------------------------------------------------------------------------------ numpy twins
 def sectors_np(addr: np.ndarray, nbytes: int, sector_bytes: int = 32) -> np.ndarray:
     """Numpy twin of :func:`sectors`: every (lane, byte) pair's sector, then ``np.unique``."""

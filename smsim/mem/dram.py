@@ -10,7 +10,9 @@ recent utilization of the share (the transfer time it was asked for, decaying wi
 ``utilization_window_cycles``; at most 1). Without it a deterministic queue serves every byte at the
 unloaded latency until the share saturates, and reaches the plateau with too few bytes in flight. The
 data arrives at ``start + latency + transfer time``. Reads and writes are counted in bytes
-(``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them.
+(``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them. A read
+moves ``access_bytes`` at a time: L2 asks for every sector of the accesses its misses fall in
+(:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector costs 64 bytes on an H200.
 Registered as ``dram.model = "hbm"``.
 """
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Dram:
 
     def __init__(self, spec: DramSpec, queue: BandwidthQueue, sector_bytes: int):
         self.spec, self.sector_bytes = spec, sector_bytes
+        self.access_bytes = spec.access_bytes
         self.queue = queue
         self.open_rows: dict = {}        # row -> cycle of its last access
         self.bytes_read = self.bytes_write = 0

@@ -75,7 +75,7 @@ class L1:
         tend = start + max(1, -(-lines // spec.tag_lookups_per_cycle))
         self.tag_free = tend
         if kind == "st":
-            return math.ceil(self.l2.write(sectors, tend))
+            return math.ceil(self.l2.write(sectors, tend, ops))
         if kind == "atom":
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
             return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector))

@@ -5,7 +5,10 @@ Life of a request: L1 sends the sectors it missed (or a store's sectors, or an a
 They cross this SM's port to L2 (:class:`~smsim.mem.queue.BandwidthQueue` at the SM's share of L2
 bandwidth, at most ``sm_port_bytes_per_cycle``), are looked up in the sectored cache (``lts__t_sectors_*``
 counters): hits return after ``hit_latency_cycles``; a sector another request already missed on returns
-with that fill; misses go to DRAM and are filled with their arrival cycle. Stores are write-allocate
+with that fill; misses go to DRAM, whole DRAM accesses at a time (``dram.access_bytes``: the neighbouring
+sectors come along and are filled too), and are filled with their arrival cycle. Stores count the
+sectors they write only in part (what a write-back L2 with ECC must complete with a DRAM read when it
+evicts them; not modelled yet: stores are written on to DRAM at once). Stores are write-allocate
 (a written sector is valid in L2) and are written on to DRAM (``dram__bytes_write``), which takes
 bandwidth but holds nobody up: a simplification of L2's write-back (no dirty-line tracking).
 
@@ -47,6 +50,7 @@ class L2:
         self.port = port
         self.sectors_read = self.sectors_read_hit = self.sectors_write = self.sectors_atomic = 0
         self.atomic_ops = 0
+        self.partial_writes = 0           # sectors a store writes in part
 
     def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
         """Arrival cycle of each of ``sectors`` requested at ``t``."""
@@ -59,18 +63,32 @@ class L2:
         back = done + spec.hit_latency_cycles
         arrive = back
         if misses:
-            miss = cache.missed(sectors, status)
-            arrive = self.dram.read(miss, back)
-            self.cache.fill(miss, arrive)
+            arrive = self._fetch(cache.missed(sectors, status), back)
         return cache.arrivals(status, ready, back, arrive)
 
-    def write(self, sectors: np.ndarray, t: float) -> float:
-        """A store's sectors, arriving at ``t``; the cycle L2 has them."""
-        _, done = self.port.transfer(t, len(sectors) * self.spec.sector_bytes)
+    def _fetch(self, miss: np.ndarray, t: float) -> float:
+        """Read the DRAM accesses that hold the sectors ``miss`` at ``t`` and fill what they bring that L2
+        does not hold yet (the missed sectors and their neighbours): the cycle they arrive."""
+        per = max(1, self.dram.access_bytes // self.spec.sector_bytes)
+        fetch = np.unique(miss // per * per)[:, None] + np.arange(per) if per > 1 else miss
+        fetch = fetch.ravel()
+        arrive = self.dram.read(fetch, t)
+        new = fetch if per == 1 else fetch[~self.cache.contains(fetch)]
+        new = np.union1d(new, miss)
+        self.cache.fill(new, arrive)
+        return arrive
+
+    def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
+        """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each, counted as
+        ``smsim.l2.partial_sector_writes`` where short of a sector); the cycle L2 has them."""
+        spec = self.spec
+        _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
         self.sectors_write += len(sectors)
+        if written is not None:
+            self.partial_writes += int((written < spec.sector_bytes).sum())
         self.cache.fill(sectors, done)
         self.dram.write(sectors, done)
-        return done + self.spec.hit_latency_cycles
+        return done + spec.hit_latency_cycles
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray) -> float:
         """A global atomic on ``sectors`` (``ops``: the operations each needs in turn) arriving at ``t``,
@@ -100,6 +118,7 @@ class L2:
                 "lts__t_sectors_srcunit_tex_op_write.sum": self.sectors_write,
                 "lts__t_sectors_srcunit_tex_op_atom.sum": self.sectors_atomic,
                 "smsim.l2.atomic_ops": self.atomic_ops,
+                "smsim.l2.partial_sector_writes": self.partial_writes,
                 "lts__t_sector_op_read_hit_rate.pct": 100.0 * (hit / read if read else 0.0),
                 "smsim.l2.size_bytes_seen": self.size_bytes,
                 **level_metrics("l2", (read + self.sectors_write) * self.spec.sector_bytes, self.port.rate)}
