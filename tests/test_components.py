@@ -712,3 +712,25 @@ def test_stores_count_the_sectors_they_write_in_part():
     l2 = _l2()
     l2.write(sectors(stride2, 4, 32), 0.0, bytes_written(stride2, 4, 32))
     assert l2.metrics(100.0)["smsim.l2.partial_sector_writes"] == 8
+
+
+def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():
+    from smsim.mem.l2_write_back import WriteBackL2
+    assert L2_MODELS.get("write_back") is WriteBackL2
+    hbm = _dram()
+    l2 = WriteBackL2(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)   # one set of 8 lines of 4 sectors
+    full, half = np.array([32]), np.array([16])
+    l2.write(_sectors(0), 0.0, full)                 # line 0: sector 0 whole
+    l2.write(_sectors(1), 1.0, half)                 # line 0: sector 1 half written (L2 did not hold it)
+    for line in range(1, 8):                         # fill the other 7 ways: nothing goes to DRAM
+        l2.write(_sectors(4 * line), 10.0 + line, full)
+    assert hbm.bytes_write == 0 and hbm.bytes_read == 0
+    assert l2.metrics(100.0)["smsim.l2.dirty_sectors_at_end"] == 9
+    l2.write(_sectors(32), 50.0, full)               # a 9th line evicts line 0 (least recently used)
+    assert hbm.bytes_write == 2 * 32                 # its two dirty sectors
+    assert hbm.bytes_read == 32                      # the half-written one completed from DRAM first
+    m = l2.metrics(100.0)
+    assert m["smsim.l2.sectors_written_back"] == 2 and m["smsim.l2.partial_sectors_completed"] == 1
+    assert m["smsim.l2.partial_sector_writes"] == 1 and m["smsim.l2.dirty_sectors_at_end"] == 8
+    l2.read(_sectors(64), 60.0)                      # a read miss evicts too: line 1's one dirty sector
+    assert hbm.bytes_write == 3 * 32

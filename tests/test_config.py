@@ -368,7 +368,7 @@ def test_config_is_frozen():
     ({"dram.row_bytes": 16}, "dram.row_bytes = 16 must be a multiple of l2.sector_bytes = 32"),
     ({"scheduler.two_level_active": 17}, "scheduler.two_level_active = 17 exceeds the 16 warps"),
     ({"l1.sector_bytes": 256, "l2.sector_bytes": 256}, "l1.line_bytes must be a multiple of l1.sector_bytes"),
-    ({"l2.model": "write_back"}, "l2.model = 'write_back'; choose one of write_through"),
+    ({"l2.model": "write_around"}, "l2.model = 'write_around'; choose one of write_back, write_through"),
     ({"dram.model": "gddr"}, "dram.model = 'gddr'; choose one of hbm"),
 ])
 def test_values_that_contradict_each_other_or_name_no_model_are_config_errors(overrides, message):

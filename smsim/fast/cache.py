@@ -89,7 +89,7 @@ def _victim(tags, stamp, st, policy, rng):
 
 
 @njit(cache=True)
-def _fill(tags, stamp, valid, ready, clock, rng, policy, sectors, when):
+def _fill(tags, stamp, valid, ready, clock, rng, policy, sectors, when, out):
     spl = valid.shape[2]
     evicted = 0
     for i in range(sectors.size):
@@ -99,6 +99,7 @@ def _fill(tags, stamp, valid, ready, clock, rng, policy, sectors, when):
         if w < 0:
             w = _victim(tags, stamp, st, policy, rng)
             if tags[st, w] >= 0:
+                out[evicted] = tags[st, w]
                 evicted += 1
             tags[st, w] = line
             valid[st, w, :] = False
@@ -215,13 +216,19 @@ class SectorCache:
     def fill(self, sectors: np.ndarray, ready: float | np.ndarray) -> int:
         """Make ``sectors`` valid with data arriving at ``ready`` (one per sector, or one for all),
         allocating absent lines; the number of lines evicted to make room."""
+        return len(self.fill_evicting(sectors, ready))
+
+    def fill_evicting(self, sectors: np.ndarray, ready: float | np.ndarray) -> np.ndarray:
+        """As :meth:`fill`; the lines (line numbers, ``sector // sectors_per_line``) evicted to make room."""
         sectors = np.asarray(sectors, np.int64)
         when = ready if isinstance(ready, np.ndarray) and ready.dtype == np.float64 \
             else np.atleast_1d(np.asarray(ready, np.float64))
         if when.size not in (1, sectors.size):
             raise ValueError(f"fill: {when.size} ready times for {sectors.size} sectors")
-        return _fill(self.tags, self.stamp, self.valid, self.ready, self._clock, self._rng, self._policy,
-                     sectors, when)
+        out = np.empty(sectors.size, np.int64)
+        n = _fill(self.tags, self.stamp, self.valid, self.ready, self._clock, self._rng, self._policy,
+                  sectors, when, out)
+        return out[:n]
 
     def contains(self, sectors: np.ndarray) -> np.ndarray:
         """Whether each sector is valid (arrived or in flight); touches no replacement state."""

@@ -4,4 +4,4 @@ and registers its model in :mod:`smsim.registry`; importing this package registe
 is one new module here plus one import line below). :mod:`smsim.single_sm` wires them."""
 from __future__ import annotations
 
-from . import dram, l1, l2, shared  # noqa: F401  (each registers its model on import)
+from . import dram, l1, l2, l2_write_back, shared  # noqa: F401  (each registers its model on import)

@@ -69,14 +69,21 @@ class L2:
     def _fetch(self, miss: np.ndarray, t: float) -> float:
         """Read the DRAM accesses that hold the sectors ``miss`` at ``t`` and fill what they bring that L2
         does not hold yet (the missed sectors and their neighbours): the cycle they arrive."""
-        per = max(1, self.dram.access_bytes // self.spec.sector_bytes)
-        fetch = np.unique(miss // per * per)[:, None] + np.arange(per) if per > 1 else miss
-        fetch = fetch.ravel()
+        fetch = self._access_blocks(miss)
         arrive = self.dram.read(fetch, t)
-        new = fetch if per == 1 else fetch[~self.cache.contains(fetch)]
-        new = np.union1d(new, miss)
-        self.cache.fill(new, arrive)
+        new = fetch if len(fetch) == len(miss) else fetch[~self.cache.contains(fetch)]
+        self._fill(np.union1d(new, miss), arrive, t)
         return arrive
+
+    def _access_blocks(self, sectors: np.ndarray) -> np.ndarray:
+        """Every sector of the DRAM accesses that hold ``sectors``."""
+        per = max(1, self.dram.access_bytes // self.spec.sector_bytes)
+        return (np.unique(sectors // per * per)[:, None] + np.arange(per)).ravel() if per > 1 else sectors
+
+    def _fill(self, sectors: np.ndarray, ready: float, now: float) -> None:
+        """Allocate ``sectors``, their data there at ``ready``, deciding at ``now`` (a write-back L2 also
+        writes back what this evicts, then)."""
+        self.cache.fill(sectors, ready)
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each, counted as

@@ -1,0 +1,79 @@
+"""A write-back L2 (``l2.model = "write_back"``): stores stay in L2 as dirty sectors until their line is evicted.
+
+Life of a store: L1 writes a store's sectors through to L2 (:meth:`WriteBackL2.write`), which allocates them
+as the write-through model does, but writes nothing to DRAM: each sector becomes dirty, with the bytes
+written into it so far (a sector L2 already held is complete, whatever the store covers). Life of a dirty
+sector: when a fill (a read miss, a store, an atomic) evicts its line, the line's dirty sectors are written
+to DRAM (``dram__bytes_write``); one that was only written in part is first read from DRAM, the sector
+alone, to complete it (HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32
+bytes per partly written sector, 73.5 MB for 8 MB of input). What is still dirty when the kernel ends is
+not written during the kernel, as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on an H200; a
+test-size one, none). Everything else (reads, atomics, the DRAM access granularity) is
+:class:`smsim.mem.l2.L2`'s.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import L2Spec
+from ..contracts import DramModel
+from ..registry import L2_MODELS
+from .l2 import L2
+from .queue import BandwidthQueue
+
+
+@L2_MODELS.register("write_back")
+class WriteBackL2(L2):
+    """:class:`smsim.mem.l2.L2` with dirty sectors written back on eviction (constructor as L2's)."""
+
+    def __init__(self, spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int = 0,
+                 busy: int = 1):
+        super().__init__(spec, size_bytes, port, dram, seed, busy)
+        self.dirty: dict = {}             # line -> {sector within the line: bytes written so far}
+        self.written_back = 0             # dirty sectors written to DRAM
+        self.completed = 0                # of those, read from DRAM first (written in part)
+
+    def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
+        """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each); the cycle L2 has
+        them. Nothing goes to DRAM now."""
+        spec = self.spec
+        sb = spec.sector_bytes
+        _, done = self.port.transfer(t, len(sectors) * sb)
+        self.sectors_write += len(sectors)
+        if written is None:
+            written = np.full(len(sectors), sb, np.int64)
+        self.partial_writes += int((written < sb).sum())
+        held = self.cache.contains(sectors)
+        self._fill(sectors, done, t)
+        spl = self.cache.sectors_per_line
+        for s, w, h in zip(sectors.tolist(), written.tolist(), held.tolist()):
+            line = self.dirty.setdefault(s // spl, {})
+            k = s % spl
+            before = line.get(k, sb if h else 0)
+            line[k] = min(before + w, sb)
+        return done + spec.hit_latency_cycles
+
+    def _fill(self, sectors: np.ndarray, ready: float, now: float) -> None:
+        evicted = self.cache.fill_evicting(sectors, ready)
+        if len(evicted) and self.dirty:
+            self._write_back(evicted, now)
+
+    def _write_back(self, lines: np.ndarray, t: float) -> None:
+        """Write the evicted ``lines``' dirty sectors to DRAM at ``t``, completing partly written ones first."""
+        sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
+        for line in lines.tolist():
+            sectors_written = self.dirty.pop(line, None)
+            if not sectors_written:
+                continue
+            partial = np.array([line * spl + k for k, b in sectors_written.items() if b < sb], np.int64)
+            if len(partial):
+                self.completed += len(partial)
+                self.dram.read(partial, t)
+            self.dram.write(np.array([line * spl + k for k in sectors_written], np.int64), t)
+            self.written_back += len(sectors_written)
+
+    def metrics(self, cycles: float) -> dict:
+        """L2's, and the dirty sectors written back (and completed from DRAM first) during the kernel."""
+        return {**super().metrics(cycles), "smsim.l2.sectors_written_back": self.written_back,
+                "smsim.l2.partial_sectors_completed": self.completed,
+                "smsim.l2.dirty_sectors_at_end": sum(len(d) for d in self.dirty.values())}
