@@ -66,8 +66,16 @@ class FrontEnd:
         the constant cache (``t`` if all hit)."""
         line = self.spec.const_line_bytes
         base = PARAM_BANK_OFFSET if space == "param" else 0
+        first, last = (int(addr.min()) + base) // line, (int(addr.max()) + base) // line
+        if first == last:                  # the usual case: a parameter, one address for every lane
+            at = self.lines.get((space, first))
+            if at is not None and at <= t:
+                return t
+            lines = [first]
+        else:
+            lines = np.unique((addr.astype(np.int64) + base) // line).tolist()
         ready = t
-        for ln in np.unique((addr.astype(np.int64) + base) // line).tolist():
+        for ln in lines:
             at = self.lines.get((space, ln))
             if at is None:
                 at = self.lines[(space, ln)] = t + self.spec.const_miss_cycles

@@ -63,25 +63,46 @@ def lines_of(sectors: np.ndarray, sectors_per_line: int) -> int:
     return n
 
 
+@njit(cache=True)
+def _per_sector(addr, sector_bytes, most):
+    """Over the sorted addresses: per sector, the most lanes on one address (``most``) or the distinct
+    addresses (otherwise)."""
+    a = np.sort(addr.astype(np.int64))
+    out = np.empty(a.size, np.int64)
+    n = -1
+    prev_sector = -1
+    run = 0
+    for i in range(a.size):
+        s = a[i] // sector_bytes
+        same_word = i > 0 and a[i] == a[i - 1]
+        if s != prev_sector:
+            n += 1
+            out[n] = 1
+            prev_sector = s
+            run = 1
+        elif same_word:
+            run += 1
+            if most and run > out[n]:
+                out[n] = run
+        else:
+            run = 1
+            if not most:
+                out[n] += 1
+    return out[:n + 1]
+
+
 def atomic_ops(addr: np.ndarray, sector_bytes: int) -> np.ndarray:
     """For a warp's atomic (one address per active lane): per touched sector, in the order of :func:`sectors`
     (accesses within one sector), the operations L2 performs one after another: the most lanes that name one
     address in that sector (lanes on different words of a sector are served together, lanes on one word in
     turn: an H200's ``lts__t_sectors_srcunit_tex_op_red`` counts exactly this)."""
-    a = np.asarray(addr).astype(np.int64)
-    words, counts = np.unique(a, return_counts=True)          # sorted, so sectors come out ascending
-    sector = words // sector_bytes
-    starts = np.flatnonzero(np.r_[True, sector[1:] != sector[:-1]])
-    return np.maximum.reduceat(counts, starts).astype(np.int64)
+    return _per_sector(np.asarray(addr), sector_bytes, True)
 
 
 def bytes_written(addr: np.ndarray, nbytes: int, sector_bytes: int) -> np.ndarray:
     """For a warp's store of ``nbytes`` per lane (aligned, so one sector each): per touched sector, in the order
     of :func:`sectors`, the distinct bytes it writes there (``sector_bytes`` for a full sector)."""
-    words = np.unique(np.asarray(addr).astype(np.int64))
-    sector = words // sector_bytes
-    starts = np.flatnonzero(np.r_[True, sector[1:] != sector[:-1]])
-    return np.minimum(np.diff(np.r_[starts, sector.size]) * nbytes, sector_bytes).astype(np.int64)
+    return np.minimum(_per_sector(np.asarray(addr), sector_bytes, False) * nbytes, sector_bytes)
 
 
 # ------------------------------------------------------------------------------------------ numpy twins
