@@ -6,11 +6,11 @@ They cross this SM's port to L2 (:class:`~smsim.mem.queue.BandwidthQueue` at the
 bandwidth, at most ``sm_port_bytes_per_cycle``), are looked up in the sectored cache (``lts__t_sectors_*``
 counters): hits return after ``hit_latency_cycles``; a sector another request already missed on returns
 with that fill; misses go to DRAM, whole DRAM accesses at a time (``dram.access_bytes``: the neighbouring
-sectors come along and are filled too), and are filled with their arrival cycle. Stores count the
-sectors they write only in part (what a write-back L2 with ECC must complete with a DRAM read when it
-evicts them; not modelled yet: stores are written on to DRAM at once). Stores are write-allocate
-(a written sector is valid in L2) and are written on to DRAM (``dram__bytes_write``), which takes
-bandwidth but holds nobody up: a simplification of L2's write-back (no dirty-line tracking).
+sectors come along and are filled too), and are filled with their arrival cycle. Stores are
+write-allocate (a written sector is valid in L2) and are written on to DRAM at once (``dram__bytes_write``),
+which takes bandwidth but holds nobody up; they count the sectors they write only in part
+(``smsim.l2.partial_sector_writes``). :class:`smsim.mem.l2_write_back.WriteBackL2` writes back on
+eviction instead.
 
 Atomics (and reductions) are performed at L2, by the atomic unit of the slice that holds the sector
 (``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's
