@@ -18,8 +18,9 @@ instructions. :func:`summary` reduces the rows to the figures of the issue that 
   model keeps);
 * the occupancy curve: ``streams.copy_w4 .. copy_w32`` and ``streams.copy`` (64 warps/SM), the largest
   duration error over its points;
-* the share of cases whose top stall reason is right, and the DRAM read/write bytes' MAPE (over cases that
-  move at least 1 MB).
+* the share of cases whose top stall reason is right, the DRAM read/write bytes' MAPE (over cases that
+  move at least 1 MB), and the share of cases whose issued instructions (``smsp__inst_executed``) are within
+  5% of the SASS the H200 ran.
 
 :func:`render` prints the table and the summary (``smsim validate``); the test suite pins the summary at
 the test size so that a model change that worsens it fails.
@@ -189,6 +190,8 @@ def summary(rows_: list) -> dict:
         "top_stall_right": sum(r.hw_top == r.sim_top for r in stalled) / len(stalled) if stalled else math.nan,
         "stall_distance_mean": sum(r.stall_distance for r in rows_) / len(rows_) if rows_ else math.nan,
         "dram_bytes_mape_pct": _mape(dram),
+        "instructions_within_5pct": (sum(abs(r.sim_inst / r.hw_inst - 1.0) <= 0.05 for r in rows_ if r.hw_inst)
+                                     / len(rows_)) if rows_ else math.nan,
         "variants": variants,
     }
 
@@ -211,7 +214,8 @@ def render(rows_: list, summ: dict) -> str:
                   f"({s['worst_error_pct']:.0f}% off); variant-ratio MAPE {s['variant_ratio_mape_pct']:.1f}%, "
                   f"rank order kept {100 * s['rank_order_kept']:.0f}%; occupancy curve max error {curve}; "
                   f"top stall right {100 * s['top_stall_right']:.0f}%, mean stall distance "
-                  f"{s['stall_distance_mean']:.2f}; DRAM bytes MAPE {s['dram_bytes_mape_pct']:.1f}%"]
+                  f"{s['stall_distance_mean']:.2f}; DRAM bytes MAPE {s['dram_bytes_mape_pct']:.1f}%; "
+                  f"instructions within 5% {100 * s['instructions_within_5pct']:.0f}%"]
     return "\n".join(lines)
 
 
