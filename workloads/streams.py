@@ -64,6 +64,23 @@ def copy_grid_stride(out, inp, n):
 
 
 @cuda.jit
+def read_grid_stride(out, inp, n):
+    """Each thread sums its elements of a grid-stride loop and writes the one sum: a read stream of one
+    wave of blocks (the grid-stride copy's reads without its writes)."""
+    acc = np.float32(0.0)
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        acc += inp[i]
+    out[cuda.grid(1)] = acc
+
+
+@cuda.jit
+def write_grid_stride(out, value, n):
+    """out[i] = value over a grid-stride loop: a write stream of one wave of blocks."""
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        out[i] = value
+
+
+@cuda.jit
 def store_strided(out, inp, n, stride):
     """out[i * stride] = inp[i]: coalesced reads, stores ``stride`` floats apart (partial-sector writes:
     stride 2 writes half of each sector, 8 one word of it, 32 one word per 128-byte line)."""
@@ -139,6 +156,30 @@ def _grid_stride(warps):
     return build
 
 
+def _read_grid_stride(warps):
+    def build(n, rng):
+        inp = _floats(n, rng)
+        blocks = min(NUM_SMS * (warps // 4), _grid(n)[0])
+        threads = blocks * BLOCK
+        out = np.zeros(threads, np.float32)
+        want = np.zeros(threads, np.float32)
+        for i in range(0, n, threads):                 # the kernel's order: one chunk of the grid at a time
+            chunk = inp[i:i + threads]
+            want[:chunk.size] += chunk
+        return Setup((blocks,), (BLOCK,), (out, inp, n), {0: want}, shared_bytes=shared_for_blocks(warps // 4),
+                     rtol=1e-5, atol=1e-5)
+    return build
+
+
+def _write_grid_stride(warps):
+    def build(n, rng):
+        out = np.zeros(n, np.float32)
+        blocks = min(NUM_SMS * (warps // 4), _grid(n)[0])
+        return Setup((blocks,), (BLOCK,), (out, np.float32(3.0), n), {0: np.full(n, 3.0, np.float32)},
+                     shared_bytes=shared_for_blocks(warps // 4))
+    return build
+
+
 def _store_strided(stride):
     def build(n, rng):
         inp = _floats(n, rng)
@@ -190,6 +231,10 @@ CASES = [
       for w in (4, 8, 16, 32)],
     *[Case("streams", f"grid_stride_w{w}", copy_grid_stride, _grid_stride(w), SIZES,
            f"grid-stride copy, one wave at {w} warps/SM") for w in (4, 16, 64)],
+    Case("streams", "gs_read_w64", read_grid_stride, _read_grid_stride(64), SIZES,
+         "read-only stream of one wave of blocks (64 warps/SM), one sum written per thread"),
+    Case("streams", "gs_write_w64", write_grid_stride, _write_grid_stride(64), SIZES,
+         "write-only stream of one wave of blocks (64 warps/SM)"),
     *[Case("streams", f"store_stride{s}", store_strided, _store_strided(s), STRIDED_SIZES,
            f"coalesced reads, stores {s} floats apart (partial-sector writes)") for s in (2, 8, 32)],
     Case("streams", "store_scatter", store_scatter, _store_scatter, SIZES,
