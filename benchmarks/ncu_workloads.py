@@ -384,28 +384,50 @@ def _run_chunk(args, ids, tag, log):
         if remaining and not done:      # no progress (ncu or python failed to start): give up on the chunk
             for c in remaining:
                 entries[c] = {"id": c, "launched": False, "ok": False,
-                              "error": f"worker made no progress (exit {rc}); see ncu_workloads.log"}
+                              "error": f"worker made no progress (exit {rc}); see the log in --raw-dir"}
             remaining = []
         attempt += 1
     return entries, unmatched, commands
 
 
-def outer(args) -> int:
+def select(cases: str | None, families: str | None, exclude=()) -> tuple:
+    """``(chunks, missing)``: the case ids to measure (``cases``, comma-separated; else every case of
+    ``families``, or of every present family but ``exclude``) grouped by family, one worker chunk each; and
+    the families that did not load."""
     import workloads
     present, missing = _available_families()
-    if args.cases:
-        ids = args.cases.split(",")
+    if cases:
+        ids = cases.split(",")
     else:
-        fams = args.families.split(",") if args.families else present
-        if args.skip_cuda_c:
-            fams = [f for f in fams if f != "cuda_c"]
+        fams = families.split(",") if families else [f for f in present if f not in exclude]
         ids = [c.id for f in fams if f in present for c in workloads.family(f)]
-    chunks = {}
+    chunks: dict = {}
     for cid in ids:
         chunks.setdefault(cid.partition(".")[0], []).append(cid)
+    return chunks, missing
+
+
+def add_run_options(ap, out: str, work: str, timeout: float) -> None:
+    """The options every measuring script shares: seed, ncu, timeout, output and working folders."""
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--timeout", type=float, default=timeout, help="seconds per worker process")
+    ap.add_argument("--out", default=out)
+    ap.add_argument("--raw-dir", help="where the log and the raw CSV go (default: --work)")
+    ap.add_argument("--work", default=work)
+
+
+def work_dirs(args) -> pathlib.Path:
+    """Make the working folder and the raw-output folder; the latter."""
     os.makedirs(args.work, exist_ok=True)
-    raw_dir = pathlib.Path(args.raw_dir) if args.raw_dir else pathlib.Path(args.work)
+    raw_dir = pathlib.Path(args.raw_dir or args.work)
     raw_dir.mkdir(parents=True, exist_ok=True)
+    return raw_dir
+
+
+def outer(args) -> int:
+    chunks, missing = select(args.cases, args.families, ("cuda_c",) if args.skip_cuda_c else ())
+    raw_dir = work_dirs(args)
     t0 = time.time()
     results, unmatched, commands = {}, [], []
     with open(raw_dir / "ncu_workloads.log", "w") as log, open(raw_dir / "ncu_workloads_raw.csv", "w") as csv_out:
@@ -471,12 +493,7 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-cuda-c", action="store_true",
                     help="leave out the cuda_c family (its PTX is loaded through cupy.RawModule)")
     ap.add_argument("--size", default="test")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--ncu", default="ncu")
-    ap.add_argument("--timeout", type=float, default=300, help="seconds per worker process")
-    ap.add_argument("--out", default=str(ROOT / "docs" / "hardware" / "ncu_workloads.json"))
-    ap.add_argument("--raw-dir", help="where the log and the raw CSV go (default: --work)")
-    ap.add_argument("--work", default="/tmp/ncu_workloads")
+    add_run_options(ap, str(ROOT / "docs" / "hardware" / "ncu_workloads.json"), "/tmp/ncu_workloads", 300)
     args = ap.parse_args(argv)
     if args.worker:
         size = args.size if not args.size.isdigit() else int(args.size)

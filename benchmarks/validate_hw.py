@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
 import shlex
 import sys
@@ -118,30 +117,14 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="test,full", help="comma-separated: test, full or numbers")
     ap.add_argument("--families", help="comma-separated families (default: all but microbench and calib)")
     ap.add_argument("--cases", help="comma-separated case ids (default: every case of the families)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--ncu", default="ncu")
-    ap.add_argument("--timeout", type=float, default=400, help="seconds per worker process")
-    ap.add_argument("--out", default=str(ROOT / "docs" / "hardware" / "validate_hw.json"))
-    ap.add_argument("--raw-dir", help="where the log and the raw CSV go (default: --work)")
-    ap.add_argument("--work", default="/tmp/validate_hw")
+    nw.add_run_options(ap, str(ROOT / "docs" / "hardware" / "validate_hw.json"), "/tmp/validate_hw", 400)
     ap.add_argument("--merge", nargs="+", metavar="JSON", help="merge these outputs into --out, and stop")
     args = ap.parse_args(argv)
     if args.merge:
         merge(args.merge, args.out)
         return 0
-    import workloads
-    present, missing = nw._available_families()
-    if args.cases:
-        ids = args.cases.split(",")
-    else:
-        fams = args.families.split(",") if args.families else [f for f in present if f not in SKIP_FAMILIES]
-        ids = [c.id for f in fams if f in present for c in workloads.family(f)]
-    chunks: dict = {}
-    for cid in ids:
-        chunks.setdefault(cid.partition(".")[0], []).append(cid)
-    os.makedirs(args.work, exist_ok=True)
-    raw_dir = pathlib.Path(args.raw_dir or args.work)
-    raw_dir.mkdir(parents=True, exist_ok=True)
+    chunks, missing = nw.select(args.cases, args.families, SKIP_FAMILIES)
+    raw_dir = nw.work_dirs(args)
     t0 = time.time()
     runs: dict = {}
     commands: list = []
