@@ -31,6 +31,7 @@ from .engine import Batch, TraceLog
 from .errors import KernelError
 from .layout import align_up, layout
 from .memory import GlobalMemory
+from .ops import carry
 from .program import Instruction, Kernel
 
 MAX_THREADS_PER_BLOCK = 1024
@@ -52,6 +53,9 @@ class Program:
         self.kernel = kernel
         globals_ = self.module_vars = tuple(v for v in kernel.globals if v.space != "shared")
         self.reg_types = kernel.register_types()
+        uses_carry = any(carry.uses_carry(ins) for ins in kernel.body)
+        if uses_carry:                      # the per-lane carry flag of add.cc/addc ... (isa.ops.carry)
+            self.reg_types[carry.CARRY] = "u32"
         self.reg_index = {name: i for i, name in enumerate(self.reg_types)}
         self.reg_dtypes = [ptxtypes.storage_dtype(t) for t in self.reg_types.values()]
         self.shared_offsets, self.static_shared = layout(kernel.shared_vars())
@@ -73,6 +77,10 @@ class Program:
                 raise KernelError(f"branch to undefined label {kernel.body[i].operands[-1].name}",
                                   kernel.name, instruction=kernel.body[i].text(), loc=kernel.body[i].loc)
         self.ops = [Op(ins, i, self) for i, ins in enumerate(kernel.body)]
+        if uses_carry:
+            for op in self.ops:
+                if carry.uses_carry(op.ins):
+                    carry.attach(op)
         #: pcs holding an unconditional exit/ret: lanes reconverging there have finished
         self.exits = {i for i, ins in enumerate(kernel.body) if ins.opcode in ("exit", "ret") and ins.guard is None}
         #: where dynamic shared memory starts: at the extern arrays (aligned), else after static variables

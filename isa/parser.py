@@ -124,7 +124,7 @@ class _Parser:
                 self._skip_section()
             elif t.text == ".pragma":
                 self._skip_statement()
-            elif t.text in (".visible", ".weak", ".extern", ".entry", ".func") or t.text in _SPACES:
+            elif t.text in (".visible", ".weak", ".common", ".extern", ".entry", ".func") or t.text in _SPACES:
                 self._linkage_item(mod, globals_)
             else:
                 raise self.error(f"unexpected '{t.text}' at module level")
@@ -159,8 +159,8 @@ class _Parser:
 
     def _linkage_item(self, mod: Module, globals_: list):
         visible = extern = False
-        while self.tok.text in (".visible", ".weak", ".extern"):
-            visible |= self.tok.text in (".visible", ".weak")
+        while self.tok.text in (".visible", ".weak", ".common", ".extern"):
+            visible |= self.tok.text in (".visible", ".weak", ".common")
             extern |= self.tok.text == ".extern"
             self.next()
         if self.at(".func"):

@@ -2,7 +2,8 @@
 
 Life of a launch: :func:`launch` takes a kernel (an ``smsim.cuda.jit``/``numba.cuda.jit`` kernel, a plain
 Python function, or an :class:`isa.Kernel` from PTX text), compiles Python kernels for the launch
-arguments' types (:func:`compile`, cached per type signature on the kernel), flattens the arguments into
+arguments' types (:func:`compile`, cached per type signature on the kernel; ``compiler="numba"`` has
+numba-cuda compile it instead, :mod:`smsim.numba_front`), flattens the arguments into
 the compiled kernel's parameters (an array becomes its data pointer plus the shape values the kernel
 reads) and runs the grid. ``timing=True`` (the default) times it on the SM model of a config
 (:func:`smsim.single_sm.simulate`): each block runs on the functional interpreter when it is dispatched,
@@ -112,16 +113,30 @@ class LaunchResult:
         return text
 
 
-def compile(kernel: Any, args: Sequence) -> isa.Kernel:  # noqa: A001 - the public name the API promises
+#: the compilers a Python kernel can be compiled with: smsim's own (:mod:`isa.compiler`) and numba-cuda's
+#: NVVM (:mod:`smsim.numba_front`)
+COMPILERS = ("smsim", "numba")
+
+
+def compile(kernel: Any, args: Sequence, compiler: str = "smsim") -> isa.Kernel:  # noqa: A001 - the public name
     """The ISA kernel for ``kernel`` called with ``args`` (numpy arrays and scalars; only their types
     matter), annotated with the Python source line of each instruction. Cached per argument-type
-    signature."""
+    signature. ``compiler``: ``"smsim"`` (its own compiler) or ``"numba"`` (numba-cuda's PTX)."""
+    _check_compiler(compiler)
     if isinstance(kernel, isa.Kernel):
         return kernel
-    return _compiled(kernel, args)[0]
+    return _compiled(kernel, args, compiler)[0]
 
 
-def _compiled(kernel, args):
+def _check_compiler(compiler: str) -> None:
+    if compiler not in COMPILERS:
+        raise ValueError(f"compiler={compiler!r}: use one of {', '.join(repr(c) for c in COMPILERS)}")
+
+
+def _compiled(kernel, args, compiler: str = "smsim"):
+    if compiler == "numba":
+        from . import numba_front
+        return numba_front.compile_kernel(kernel, args)
     from isa.compiler import compile_kernel, signature_of
     sig = signature_of(args)
     cache = getattr(kernel, "compiled", None)
@@ -139,7 +154,7 @@ def launch(kernel: Any, grid: int | tuple, block: int | tuple, args: Sequence = 
            timing: bool = True, *, config: Any = "h100", overrides: dict | None = None, blocks: str | int = "share",
            complete: bool = True, registers: int | None = None, counters: bool = True, timeline: bool = False,
            progress: Callable[[int, int, float], None] | None = None,
-           max_instructions: int = isa.interp.MAX_INSTRUCTIONS) -> LaunchResult:
+           max_instructions: int = isa.interp.MAX_INSTRUCTIONS, compiler: str = "smsim") -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads with ``args``; arrays receive the results.
 
     ``timing=True``: time it on ``config`` (a preset name such as ``"h100"``, a TOML path or a
@@ -151,12 +166,15 @@ def launch(kernel: Any, grid: int | tuple, block: int | tuple, args: Sequence = 
     sectors per load/store kind. ``timeline=True`` (timed only) records ``res.timeline`` for
     :meth:`LaunchResult.plot_timeline` and :meth:`LaunchResult.plot_bandwidth`. ``progress(blocks done,
     blocks to time, cycle)`` is called as the simulation goes; Ctrl-C stops it with a partial result.
+    ``compiler``: how a Python kernel becomes PTX: ``"smsim"`` (smsim's compiler) or ``"numba"``
+    (numba-cuda's NVVM on the CPU, :mod:`smsim.numba_front`; needs ``pip install 'smsim[numba]'``).
     """
+    _check_compiler(compiler)
     args = tuple(args)
     if isinstance(kernel, isa.Kernel):
         compiled, flat = kernel, args
     else:
-        compiled, flatten = _compiled(kernel, args)
+        compiled, flatten = _compiled(kernel, args, compiler)
         flat = flatten(args)
     if not timing:
         out = isa.run(compiled, grid, block, flat, shared_bytes, max_instructions=max_instructions,

@@ -191,7 +191,7 @@ def test_units(text, unit, latency):
 
 # ---------------------------------------------------------------- validation
 @pytest.mark.parametrize("text, nsrc, words", [
-    ("add.cc.s32", 2, ["cc"]), ("add.sat.u32", 2, ["sat"]), ("add.f16", 2, ["f16"]),
+    ("add.cc.sat.s32", 2, ["sat"]), ("add.sat.u32", 2, ["sat"]), ("add.f16", 2, ["f16"]),
     ("add.b32", 2, ["b32"]), ("add.ftz.f64", 2, ["ftz"]), ("add.rn.rz.f32", 2, ["rn", "rz"]),
     ("mul.s32", 2, ["mode"]), ("mul.wide.s64", 2, ["wide"]), ("mul.hi.lo.u32", 2, ["hi", "lo"]),
     ("mad.f32", 3, ["rounding"]), ("mad.lo.sat.s32", 3, ["sat"]), ("fma.f32", 3, ["rounding"]),

@@ -157,7 +157,7 @@ def test_immediate_forms():
 
 @pytest.mark.parametrize("body, message, line, col", [
     ("    frobnicate.u32 %r1, %r2;", "unsupported instruction 'frobnicate'", 15, 5),
-    ("    add.cc.u32 %r1, %r2, %r3;", ".cc", 15, 5),
+    ("    add.cc.f32 %r1, %r2, %r3;", ".cc", 15, 5),
     ("    add.u32 %r1, %r2;", "operands", 15, 5),
     ("    bra $L_nowhere;", "undefined label $L_nowhere", 15, 5),
     ("    add.u32 %r1, %r2, %r3", "expected ';'", 16, 5),

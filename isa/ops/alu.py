@@ -19,6 +19,7 @@ from ..opcodes import FLOAT_TYPES, OpcodeError, OpFamily, by_type, register, req
 from ..program import Instruction, Pair, Vec
 from . import alu_float as fl
 from . import alu_int as it
+from . import carry
 from . import convert  # noqa: F401  (registers cvt)
 from .alu_int import INT_ARITH, WIDE, check_unique, lanewise, optype, pick_one, type_error
 
@@ -32,8 +33,11 @@ MUL_MODES = ("hi", "lo", "wide")
 def _check_arith(ins, int_types=INT_ARITH, int_mods=(), f32_mods=(), f64_mods=(), rnd=(), need_rnd=False):
     """Shared check: type class, allowed modifiers, at most one (or exactly one) rounding modifier."""
     check_unique(ins)
-    if "cc" in ins.mods:
-        raise OpcodeError(f"'{ins.name}': carry chains (.cc, addc/subc/madc) are not supported")
+    if carry.uses_carry(ins):
+        if ins.opcode not in ("add", "sub", "mad") + carry.CARRY_IN:
+            raise OpcodeError(f"'{ins.name}': .cc is only for add, sub, mad, addc, subc, madc")
+        carry.check(ins)
+        int_mods = tuple(int_mods) + ("cc",)
     t = ins.type
     if t in FLOAT_TYPES:
         require(ins, FLOAT_TYPES, f32_mods if t == "f32" else f64_mods)
@@ -156,12 +160,25 @@ def _no_float(ins, *srcs):
     raise OpcodeError(f"'{ins.name}': no float form")
 
 
+def _or_carry(int_fn, carry_fn):
+    """Integer semantics: ``carry_fn`` when the instruction reads or writes the carry flag."""
+    def semantics(ins, *srcs):
+        return carry_fn(ins, *srcs) if carry.uses_carry(ins) else int_fn(ins, *srcs)
+    semantics.__name__ = int_fn.__name__
+    return semantics
+
+
 _ARITH = (
     # name, signature, nsrc, int semantics, float semantics, types, check, doc
-    ("add", "d, a, b", 2, it.int_add, fl.f_add, _same(2), _check_addsub, "a + b (.sat: s32/f32)"),
-    ("sub", "d, a, b", 2, it.int_sub, fl.f_sub, _same(2), _check_addsub, "a - b"),
+    ("add", "d, a, b", 2, _or_carry(it.int_add, carry.add), fl.f_add, _same(2), _check_addsub,
+     "a + b (.sat: s32/f32; .cc: writes the carry flag)"),
+    ("sub", "d, a, b", 2, _or_carry(it.int_sub, carry.sub), fl.f_sub, _same(2), _check_addsub, "a - b"),
     ("mul", "d, a, b", 2, it.int_mul, fl.f_mul, _mul_types, _check_mul, "product (.hi/.lo/.wide for ints)"),
-    ("mad", "d, a, b, c", 3, it.int_mad, fl.f_fma, _mad_types, _check_mad, "a * b + c (float: fused)"),
+    ("mad", "d, a, b, c", 3, _or_carry(it.int_mad, carry.mad), fl.f_fma, _mad_types, _check_mad,
+     "a * b + c (float: fused)"),
+    ("addc", "d, a, b", 2, carry.add, _no_float, _same(2), _check_addsub, "a + b + carry flag"),
+    ("subc", "d, a, b", 2, carry.sub, _no_float, _same(2), _check_addsub, "a - (b + carry flag)"),
+    ("madc", "d, a, b, c", 3, carry.mad, _no_float, _mad_types, _check_mad, "a * b (.lo/.hi) + c + carry flag"),
     ("div", "d, a, b", 2, it.int_div, fl.f_div, _same(2), _check_div, "quotient (ints truncate)"),
     ("rem", "d, a, b", 2, it.int_rem, _no_float, _same(2), _check_rem, "remainder, sign of a"),
     ("abs", "d, a", 1, it.int_abs, fl.f_abs, _same(1), _check_absneg, "|a|"),

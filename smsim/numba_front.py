@@ -1,0 +1,227 @@
+"""The "numba" compiler front end: a Python kernel compiled by numba-cuda's NVVM, run by smsim.
+
+    kernel, flatten = compile_kernel(saxpy, args)          # or smsim.launch(..., compiler="numba")
+    isa.run(kernel, grid, block, flatten(args))
+
+Life of a compilation: :func:`compile_kernel` gets the Python function behind the kernel and rebuilds it
+for numba (:func:`to_numba`: every global that is ``smsim.cuda`` or a name taken from it becomes numba's,
+device functions are converted recursively; source and bytecode are unchanged, so numba compiles exactly
+the kernel smsim's own compiler would). :func:`signature_of` types the launch arguments the way numba's
+``typeof`` does (arrays with layout ``"C"`` or ``"A"``, Python ``int`` -> int64, ``float`` -> float64).
+``numba.cuda.compile_ptx`` then compiles it for ``sm_90`` on the CPU (no GPU or driver needed: device
+functions, which numba would compile for the current device, are compiled for the same target), with
+line information so that each instruction keeps its Python line. The mangled entry name is replaced by the
+function's own name throughout the text (the parameters become ``<name>_param_<i>``), :func:`isa.parse`
+reads it and the :class:`isa.Kernel` is cached in memory per (function, signature).
+
+numba's kernel ABI passes an array as ``5 + 2 * ndim`` parameters: meminfo, parent, nitems, itemsize, the
+data pointer, the shape and the strides in bytes (all ``.u64``); scalars as their own type (booleans and
+int8 as ``.u8``). ``flatten`` (:func:`_flattener`) turns launch arguments into that list: meminfo and
+parent are 0, the data pointer is the numpy array itself (the interpreter gives it a device address), the
+strides are those of the C-ordered copy the interpreter places in device memory.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import re
+import types
+import warnings
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+import isa
+from isa.errors import CompileError, KernelError, ParseError
+
+INSTALL_HINT = "pip install 'smsim[numba]'"
+#: the PTX target numba compiles for (the H100/H200)
+CC = (9, 0)
+
+_converted: dict = {}
+_compiled: dict = {}
+
+
+def available() -> bool:
+    """True when numba-cuda can be imported (numba's own, older ``numba.cuda`` does not count)."""
+    return importlib.util.find_spec("numba_cuda") is not None
+
+
+def _numba_cuda() -> Any:
+    """numba-cuda's ``cuda`` module; ImportError saying how to install it when it is missing."""
+    if not available():
+        raise ImportError(f'compiler="numba" needs numba-cuda, which is not installed; install it with: '
+                          f'{INSTALL_HINT}')
+    from numba import cuda as ncuda
+    return ncuda
+
+
+def to_numba(kernel: Any, device: bool | None = None) -> Any:
+    """``numba.cuda.jit`` of ``kernel`` (an ``smsim.cuda.jit`` dispatcher or a plain function), with the
+    ``smsim.cuda`` names in its globals replaced by numba.cuda's and device functions converted too."""
+    ncuda = _numba_cuda()
+    import smsim.cuda as scuda
+    py = getattr(kernel, "py_func", kernel)
+    if device is None:
+        device = bool(getattr(kernel, "device", False))
+    key = (py, device)
+    if key in _converted:
+        return _converted[key]
+    g = dict(py.__globals__)
+    for name in _names(py.__code__):
+        if name not in py.__globals__:
+            continue
+        value = py.__globals__[name]
+        if value is scuda:
+            g[name] = ncuda
+        elif isinstance(value, scuda.Dispatcher):
+            g[name] = to_numba(value)
+        elif isinstance(value, types.FunctionType) and value.__module__ == "smsim.cuda":
+            g[name] = getattr(ncuda, value.__name__)
+    fn = types.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
+    fn.__kwdefaults__ = py.__kwdefaults__
+    out = _converted[key] = ncuda.jit(device=True)(fn) if device else ncuda.jit(fn)
+    return out
+
+
+def _names(code: types.CodeType) -> set:
+    """Global names a function's code (and its nested code objects) refers to."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
+
+
+def signature_of(args: Sequence[Any]) -> tuple:
+    """numba's argument types for launch arguments: ``float32[:, ::1]`` for a C-contiguous 2-D float32
+    array (layout ``"A"`` if it is not C-contiguous), numpy scalars as their type, Python ``bool``/``int``/
+    ``float`` as boolean/int64/float64."""
+    _numba_cuda()
+    from numba import types as nt
+    from numba.np.numpy_support import from_dtype
+    sig = []
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray):
+            try:
+                dtype = from_dtype(a.dtype)
+            except Exception:
+                raise KernelError(f"invalid launch: argument {i} is a {a.dtype} array, which numba cannot "
+                                  f"pass to a kernel") from None
+            sig.append(nt.Array(dtype, a.ndim, "C" if a.flags.c_contiguous else "A"))
+        elif isinstance(a, (bool, np.bool_)):
+            sig.append(nt.boolean)
+        elif isinstance(a, int):
+            sig.append(nt.int64)
+        elif isinstance(a, float):
+            sig.append(nt.float64)
+        elif isinstance(a, (np.integer, np.floating)):
+            sig.append(from_dtype(a.dtype))
+        else:
+            raise KernelError(f"invalid launch: argument {i} is a {type(a).__name__}; kernels take numpy arrays, "
+                              f"Python or numpy numbers")
+    return tuple(sig)
+
+
+def compile_kernel(kernel: Any, args: Sequence[Any]) -> tuple[isa.Kernel, Callable[[Sequence[Any]], tuple]]:
+    """``(isa.Kernel, flatten)`` for ``kernel`` called with ``args``, compiled by numba-cuda; cached per
+    (Python function, numba signature)."""
+    py = getattr(kernel, "py_func", kernel)
+    if not callable(py) or not hasattr(py, "__code__"):
+        raise CompileError(f"{kernel!r} is not a Python function or a cuda.jit kernel")
+    if getattr(kernel, "device", False) is True:
+        raise CompileError(f"{py.__name__} is a device function (device=True); launch a kernel that calls it")
+    sig = signature_of(args)
+    key = (py, sig)
+    if key not in _compiled:
+        nparams = py.__code__.co_argcount
+        if nparams != len(sig):
+            raise KernelError(f"invalid launch: {py.__name__} takes {nparams} argument(s), got {len(sig)}")
+        ptx = compile_ptx(kernel, sig)
+        compiled = _parse(ptx, py.__name__)
+        _compiled[key] = (compiled, _flattener(sig, compiled))
+    return _compiled[key]
+
+
+def compile_ptx(kernel: Any, sig: tuple) -> str:
+    """numba's PTX for ``kernel`` with argument types ``sig`` (line information on), entry renamed to the
+    Python function's name. :class:`CompileError` naming the kernel when numba rejects it."""
+    ncuda = _numba_cuda()
+    py = getattr(kernel, "py_func", kernel)
+    nk = to_numba(kernel, device=False)
+    try:
+        with _cpu_target(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ptx, _ = ncuda.compile_ptx(nk.py_func, sig, cc=CC, lineinfo=True)
+    except Exception as e:   # numba's TypingError, LoweringError, UnsupportedError ...
+        if "NVVM" in type(e).__name__ or "libNVVM" in str(e):
+            raise ImportError(f"numba-cuda cannot find NVVM ({e}); install it with: {INSTALL_HINT}") from None
+        first = str(e).strip().split("\n")
+        detail = "\n".join(line for line in first[:12] if line.strip())
+        raise CompileError(f"numba cannot compile kernel {py.__name__} for ({', '.join(map(str, sig))}): "
+                           f"{type(e).__name__}: {detail}") from None
+    m = re.search(r"\.entry\s+([\w$]+)\s*\(", ptx)
+    if m is None:
+        raise CompileError(f"numba's PTX for {py.__name__} has no .entry")
+    return ptx.replace(m.group(1), py.__name__)
+
+
+@contextlib.contextmanager
+def _cpu_target() -> Iterator[None]:
+    """numba compiles device functions for the current device, which needs a driver; during our compile
+    it gets a stand-in with the compute capability :data:`CC` instead."""
+    from numba.cuda import dispatcher
+
+    class _Device:
+        compute_capability = CC
+
+    saved = dispatcher.get_current_device
+    dispatcher.get_current_device = lambda: _Device()
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device = saved
+
+
+def _parse(ptx: str, name: str) -> isa.Kernel:
+    try:
+        module = isa.parse(ptx)
+    except ParseError as e:
+        hint = ""
+        if ".func" in e.message:
+            hint = ("\n  numba's PTX calls a function it did not inline (libdevice's float64 sin/cos/tan argument "
+                    "reduction does), and smsim's interpreter has no calls: use float32 there")
+        raise CompileError(f"kernel {name}: numba's PTX is not in smsim's PTX subset: {e}{hint}") from None
+    return module[name]
+
+
+def _flattener(sig: tuple, kernel: isa.Kernel) -> Callable[[Sequence[Any]], tuple]:
+    """``flatten(args)``: launch arguments -> one value per parameter of numba's ABI (see the module
+    docstring). Integers are passed as their bit pattern in the parameter's width."""
+    from numba import types as nt
+    widths = [p.type for p in kernel.params]
+    expected = sum(5 + 2 * t.ndim if isinstance(t, nt.Array) else 1 for t in sig)
+    if expected != len(widths):
+        raise CompileError(f"kernel {kernel.name}: numba's PTX has {len(widths)} parameters, the ABI of "
+                           f"({', '.join(map(str, sig))}) gives {expected}")
+
+    def flatten(args: Sequence[Any]) -> tuple:
+        out: list = []
+        for a, t in zip(args, sig):
+            if isinstance(t, nt.Array):
+                strides = np.ascontiguousarray(a).strides if a.ndim else ()
+                out += [0, 0, int(a.size), int(a.itemsize), a]
+                out += [int(n) for n in a.shape] + [int(s) for s in strides]
+            else:
+                out.append(_scalar(a, widths[len(out)]))
+        return tuple(out)
+    return flatten
+
+
+def _scalar(a: Any, ptype: str) -> Any:
+    """A scalar argument for a parameter of PTX type ``ptype``: floats as they are, integers and booleans
+    as their two's-complement bit pattern (numba declares int8 ``.u8``)."""
+    if ptype.startswith("f"):
+        return np.dtype(ptype.replace("f", "float")).type(a)
+    bits = int(ptype[1:])
+    return int(a) & ((1 << bits) - 1)
