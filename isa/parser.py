@@ -1,8 +1,9 @@
 """Parser: PTX text -> :class:`~isa.program.Module`.
 
-Accepts what ``nvcc -ptx`` emits for ordinary kernels: the header (``.version``, ``.target``,
+Accepts what ``nvcc -ptx`` and numba-cuda emit for ordinary kernels: the header (``.version``, ``.target``,
 ``.address_size``), ``.file``/``.loc`` (kept as source locations; ``inlined_at`` resolves to the user's
-call site), ``.pragma``, module and kernel variables, ``.visible .entry`` kernels with their parameters and
+call site), ``.pragma``, module and kernel variables (``.common`` ones, such as numba's ``NumbaEnv``
+pointer, are plain module variables here), ``.visible .entry`` kernels with their parameters and
 performance directives, ``.reg`` declarations, ``{ }`` scopes, labels, guards and every operand form.
 ``.section`` blocks (debug info) are skipped; ``.func`` (device functions called from kernels) is an
 error asking for them to be inlined. Each instruction is checked against the opcode table at once, so an
