@@ -100,7 +100,7 @@ def signature_of(args: Sequence[Any]) -> tuple:
     _numba_cuda()
     from numba import types as nt
     from numba.np.numpy_support import from_dtype
-    sig = []
+    sig: list = []
     for i, a in enumerate(args):
         if isinstance(a, np.ndarray):
             try:
