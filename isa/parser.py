@@ -134,6 +134,7 @@ class _Parser:
             kernel.body = tuple(self._resolve_loc(ins) for ins in body.instructions)
             kernel.labels = body.labels
             kernel.globals = mod.globals
+            kernel.pragmas = tuple(body.pragmas)
         return mod
 
     def _file(self):
@@ -302,6 +303,7 @@ class _Body:
         self.instructions: list = []
         self.labels: dict = {}
         self.branches: list = []      # (label, token) of each bra, checked when the body is complete
+        self.pragmas: list = []       # (instruction index it precedes, text): "nounroll" reaches ptxas again
         self.loc = None
 
     def block(self) -> None:
@@ -323,6 +325,9 @@ class _Body:
         elif t.text == ".loc":
             self.loc_directive()
         elif t.text == ".pragma":
+            p.next()
+            if p.tok.kind == "string" or p.tok.text.startswith('"'):
+                self.pragmas.append((len(self.instructions), p.tok.text.strip('"')))
             p._skip_statement()
         elif t.kind == "ident" and p.toks[p.i + 1].text == ":":
             if t.text in self.labels:

@@ -26,9 +26,11 @@ def _num(x) -> str:
     return str(x)
 
 
-def kernel_text(k: Kernel, files: dict = None) -> str:
+def kernel_text(k: Kernel, files: dict = None, index_lines: bool = False) -> str:
     """PTX text of one kernel. ``files`` (name -> index) is filled with the source files it mentions;
-    without it the text is self-contained: its ``.file`` table follows the kernel."""
+    without it the text is self-contained: its ``.file`` table follows the kernel. ``index_lines``: every
+    instruction gets a ``.loc 1 N 0`` whose line ``N`` is its index in the body plus one (for
+    :mod:`isa.sass`: ``ptxas -lineinfo`` then names, for each SASS instruction, the PTX one it came from)."""
     standalone = files is None
     files = {} if files is None else files
     params = ",\n".join("\t.param " + (f".align {p.align} " if p.align else "") + f".{p.type} "
@@ -46,10 +48,17 @@ def kernel_text(k: Kernel, files: dict = None) -> str:
     for label, idx in k.labels.items():
         labels_at.setdefault(idx, []).append(label)
     last = None
+    pragmas: dict = {}
+    for idx, text in k.pragmas:
+        pragmas.setdefault(idx, []).append(text)
     for i, ins in enumerate(k.body):
         for label in labels_at.get(i, ()):
             out.append(f"{label}:")
-        if ins.loc is not None and ins.loc != last:
+        for text in pragmas.get(i, ()):
+            out.append(f'\t.pragma "{text}";')
+        if index_lines:
+            out.append(f"\t.loc\t1 {i + 1} 0")
+        elif ins.loc is not None and ins.loc != last:
             fidx = files.setdefault(ins.loc.file, len(files) + 1)
             out.append(f"\t.loc\t{fidx} {ins.loc.line} {ins.loc.col}")
             last = ins.loc
@@ -58,7 +67,7 @@ def kernel_text(k: Kernel, files: dict = None) -> str:
     for label in labels_at.get(len(k.body), ()):
         out.append(f"{label}:")
     out.append("}")
-    if standalone:
+    if standalone and not index_lines:
         out += _file_table(files)
     return "\n".join(out) + "\n"
 
@@ -76,3 +85,17 @@ def module_text(m: Module) -> str:
         out.append(kernel_text(k, files))
     out += _file_table(files)
     return "\n".join(out) + "\n"
+
+
+def ptxas_text(k: Kernel, index_lines: bool = False) -> str:
+    """A module ``ptxas -arch=sm_90`` accepts that holds just ``k``: the header, the module-level variables
+    it can name (shared arrays, constants) and the kernel. ``index_lines``: see :func:`kernel_text` (the
+    ``.file`` is then ``ptx``, the lines instruction indices)."""
+    out = [".version 8.0", ".target sm_90", ".address_size 64", ""]
+    out += [_var_text(v) for v in k.globals]
+    if index_lines:
+        out.append('.file\t1 "ptx"')
+        return "\n".join(out) + "\n" + kernel_text(k, {}, index_lines=True)
+    files: dict = {}
+    body = kernel_text(k, files)
+    return "\n".join(out + _file_table(files)) + "\n" + body

@@ -62,8 +62,7 @@ class Addr:
             return f"[{self.offset}]"
         if self.offset == 0:
             return f"[{self.base}]"
-        sign = "+" if self.offset > 0 else "-"
-        return f"[{self.base}{sign}{abs(self.offset)}]"
+        return f"[{self.base}+{self.offset}]"        # [%rd1+-12]: ptxas reads no bare minus
 
 
 @dataclass(frozen=True)
@@ -205,6 +204,9 @@ class Kernel:
     directives: tuple = ()           # performance directives, e.g. (('maxntid', (256, 1, 1)),)
     #: module-level variables the kernel can name (set by the parser; printed with the module, not here)
     globals: tuple = field(default=(), compare=False, repr=False)
+    #: ``.pragma`` statements of the body, as (index of the instruction they precede, text), e.g. nvcc's
+    #: ``"nounroll"`` for ``#pragma unroll 1``: the interpreter ignores them, ptxas must see them again
+    pragmas: tuple = field(default=(), compare=False, repr=False)
 
     def __post_init__(self):
         self.params = tuple(self.params)
