@@ -33,7 +33,7 @@ from .program import Addr, Reg
 
 class OpInfo:
     """What the timing model needs to know about one instruction, computed once per program."""
-    __slots__ = ("op", "srcs", "dsts", "unit", "latency", "cost", "space", "nbytes", "mem", "cache_op",
+    __slots__ = ("op", "srcs", "dsts", "results", "unit", "latency", "cost", "space", "nbytes", "mem", "cache_op",
                  "barrier", "fence", "branch", "line")
 
     def __init__(self, op: Op, prog: Any):
@@ -49,6 +49,7 @@ class OpInfo:
         if ins.guard is not None:
             srcs.append(ins.guard)
         self.srcs = regs(srcs)
+        self.results = self.dsts          # the registers its result is written to
         self.mem = name if op.kind == "mem" and name != "cvta" else None
         self.space = space_of(ins) if self.mem else None
         self.nbytes = ptxtypes.size(ins.type) * vector_width(ins) if self.mem else 0

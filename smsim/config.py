@@ -25,6 +25,11 @@ from typing import get_type_hints
 from . import registry
 from .fast.cache import POLICIES as REPLACEMENTS
 
+#: What the warp schedulers issue (``scheduler.stream``): the SASS ptxas makes of the kernel (:mod:`isa.sass`;
+#: needs the ``smsim[sass]`` extra), the PTX with :mod:`isa.cost`'s estimate of its SASS, or SASS when the
+#: tools are installed and PTX otherwise
+STREAMS = ("auto", "sass", "ptx")
+
 PIPES = ("fp32", "fp64", "int", "sfu", "branch", "barrier", "sync")
 
 
@@ -60,6 +65,7 @@ class SmSpec:
 class SchedulerSpec:
     policy: str                       # a name in smsim.registry.SCHEDULER_POLICIES
     two_level_active: int             # warps in the active set of the two-level policy
+    stream: str = "ptx"               # what the schedulers issue: "sass", "ptx" or "auto" (STREAMS)
 
 
 @dataclass(frozen=True)
@@ -323,6 +329,8 @@ def _check(obj, prefix: str, source: str) -> None:
                               f"unified_l1_shared_bytes")
         if obj.max_shared_per_block_bytes > obj.shared_bytes:
             raise ConfigError(f"{source}: {prefix}max_shared_per_block_bytes exceeds {prefix}shared_bytes")
+    if isinstance(obj, SchedulerSpec) and obj.stream not in STREAMS:
+        raise ConfigError(f"{source}: {prefix}stream = {obj.stream!r}; choose one of {', '.join(STREAMS)}")
     if isinstance(obj, SharedSpec) and obj.banks * obj.bank_width_bytes % 4:
         raise ConfigError(f"{source}: {prefix}banks x bank_width_bytes must be a multiple of 4")
     if isinstance(obj, Config):

@@ -34,6 +34,7 @@ from .config import Config
 from .mem.queue import BandwidthQueue, LoggedQueue
 from .occupancy import Occupancy, l1_bytes, occupancy
 from .registry import DRAM_MODELS, L1_MODELS, L2_MODELS, LAUNCH_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
+from . import sass_stream
 from .sm import SM
 from .stats import Stats, metrics, per_instruction
 from .warp import Timeline
@@ -91,10 +92,12 @@ def device_share(cfg: Config, nblocks: int) -> DeviceShare:
 @dataclass(frozen=True)
 class Built:
     """A built model: the ``sm`` (its ``env``, ``stats``, ``clock``), its ``units`` (L1, L2, DRAM, shared
-    memory, front end: every part that reports metrics besides the SM) and its :class:`Plan`."""
+    memory, front end: every part that reports metrics besides the SM), its :class:`Plan` and the
+    instruction stream it issues."""
     sm: SM
     units: tuple
     plan: Plan
+    stream: str = "ptx"        # what the schedulers issued: "sass" or "ptx" (:func:`instruction_stream`)
 
 
 def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, blocks: Any = "share",
@@ -117,10 +120,31 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
     front = LAUNCH_MODELS.get(cfg.launch.model)(cfg.launch, share.busy)
     policy = SCHEDULER_POLICIES.get(cfg.scheduler.policy)
     env = simpy.Environment()
-    stats = Stats(len(op_infos(launch.prog)))
+    replay = instruction_stream(cfg, launch.prog.kernel)
+    infos, nregs = op_infos(launch.prog), None
+    if replay is not None:
+        infos, nregs = sass_stream.infos(launch.prog, replay, infos, cfg)
+    stats = Stats(len(infos))
     sm = SM(env, cfg, launch, the_plan.blocks, the_plan.occupancy.blocks_per_sm, shared, l1, stats,
-            [policy(cfg.scheduler) for _ in range(cfg.sm.subpartitions)], front, recorder)
-    return Built(sm, (l1, l2, dram, shared, front), the_plan)
+            [policy(cfg.scheduler) for _ in range(cfg.sm.subpartitions)], front, recorder,
+            infos, replay, nregs)
+    return Built(sm, (l1, l2, dram, shared, front), the_plan, "ptx" if replay is None else "sass")
+
+
+def instruction_stream(cfg: Config, kernel: Any) -> Any:
+    """What the schedulers issue for ``kernel`` under ``scheduler.stream``: the SASS ptxas makes of it (an
+    :class:`isa.sass.Replay`), or None for the PTX (with the issue slots of :mod:`isa.cost`). ``"auto"``
+    falls back to PTX when ptxas/nvdisasm are missing or reject the kernel; ``"sass"`` then raises
+    :class:`isa.sass.SassUnavailable`."""
+    if cfg.scheduler.stream == "ptx":
+        return None
+    from isa import sass
+    try:
+        return sass.Replay(kernel, sass.of(kernel))
+    except sass.SassUnavailable:
+        if cfg.scheduler.stream == "sass":
+            raise
+        return None
 
 
 @dataclass(frozen=True)
@@ -171,6 +195,7 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     infos = sm.infos
     m = metrics(stats, infos, built.units, cfg, occ, per_sm / len(timed))
     m["launch__waves_per_multiprocessor"] = launch.nblocks / (cfg.gpu.num_sms * occ.blocks_per_sm)   # as Nsight
+    m["smsim.stream_sass"] = 1.0 if built.stream == "sass" else 0.0
     return TimedRun(stats.end, stats.stall_totals(), m, occ, per_instruction(stats, infos), len(timed),
                     built.plan.registers, m["smsp__inst_executed.sum"], int(stats.inst.sum()),
                     rec.arrays() if rec is not None else None, partial)

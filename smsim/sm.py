@@ -34,6 +34,7 @@ from .contracts import FrontEndModel, L1Model, SchedulerPolicy, SharedMemoryMode
 from .fast import coalesce
 from .scheduler import Clock, SubPartition
 from .stats import Stats
+from .sass_stream import READ_SCOREBOARD_CYCLES
 from .warp import BRANCH, IMC_MISS, LONG, R, SHORT, WAIT, Timeline, Warp
 
 _THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
@@ -76,7 +77,7 @@ class Block:
         arrived, self.arrived = self.arrived, []
         release = t + self.sm.spec.pipes.barrier.latency_cycles
         for w in arrived:
-            w.release_barrier(release, self.info.dsts)
+            w.release_barrier(release, self.info.results)
             self.sm.clock.poke()
 
     def warp_done(self, t: float) -> None:
@@ -92,18 +93,23 @@ class SM:
     """One SM running ``blocks`` (indices) of ``launch`` (an :class:`isa.interp.Launch`), at most
     ``blocks_per_sm`` resident: sub-partitions (one per ``policies`` entry), resident blocks, and the
     memory units ``shared`` and ``l1``, fed by its ``front`` end (block dispatch, instruction and constant
-    caches); counts go to ``stats``; ``recorder``: a :class:`Timeline` or None."""
+    caches); counts go to ``stats``; ``recorder``: a :class:`Timeline` or None. ``infos``: what each
+    item of the stream to issue is (default: the PTX's :class:`isa.trace.OpInfo`); with ``replay`` (an
+    :class:`isa.sass.Replay`), the SASS stream's :class:`smsim.sass_stream.SassInfo` and ``nregs`` the
+    register ids its warps need."""
 
     def __init__(self, env: Any, spec: Config, launch: Any, blocks: Sequence[int], blocks_per_sm: int,
                  shared: SharedMemoryModel, l1: L1Model, stats: Stats, policies: Sequence[SchedulerPolicy],
-                 front: FrontEndModel, recorder: Timeline | None = None):
+                 front: FrontEndModel, recorder: Timeline | None = None, infos: Sequence | None = None,
+                 replay: Any = None, nregs: int | None = None):
         self.env, self.spec, self.launch, self.stats = env, spec, launch, stats
         self.recorder = recorder
         self.shared, self.l1, self.front = shared, l1, front
         self.pending = deque(blocks)
         self.blocks_per_sm = blocks_per_sm
-        self.infos = op_infos(launch.prog)
-        self.nregs = len(launch.prog.reg_dtypes)
+        self.infos = op_infos(launch.prog) if infos is None else infos
+        self.nregs = len(launch.prog.reg_dtypes) if nregs is None else nregs
+        self.replay = replay              # an isa.sass.Replay: warps issue SASS (smsim.sass_stream)
         self.warps_per_block = -(-launch.threads_per_block // WARP_LANES)
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
@@ -119,7 +125,7 @@ class SM:
     @staticmethod
     def _exec(info, pipe) -> tuple:
         """A non-memory instruction's (pipe issue interval per slot, result latency, scoreboard reason)."""
-        reason = _LATENCY_REASON[info.latency]
+        reason = _LATENCY_REASON.get(info.latency, WAIT)
         if pipe is None:
             return 0, 0, reason
         return pipe.issue_interval_cycles, pipe.latency_cycles, reason
@@ -146,8 +152,9 @@ class SM:
         code_at = self.front.code_ready(t)
         for wt in block.trace.warps:
             slot = self.free_slots.pop(0)
+            stream = self.replay.stream(wt.pcs) if self.replay is not None else None
             w = Warp(wt, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls, self.infos,
-                     self.recorder, code_at)
+                     self.recorder, code_at, stream)
             block.warps.append(w)
             self.subs[w.sp].add(w)
         block.running = len(block.warps)
@@ -189,6 +196,8 @@ class SM:
 
     def issue(self, w: Warp, sub: SubPartition, t: float) -> int:
         """Issue ``w``'s next instruction at ``t``; the issue slots it takes."""
+        if self.replay is not None:
+            return self._issue_sass(w, sub, t)
         info = w.info
         slots = info.cost
         pc = info.op.index
@@ -210,6 +219,33 @@ class SM:
             self._exit(w, t + (slots if slots > 1 else 1), pc)
         return slots
 
+    def _issue_sass(self, w: Warp, sub: SubPartition, t: float) -> int:
+        """Issue ``w``'s next SASS instruction (:mod:`smsim.sass_stream`) at ``t``; the issue slots it takes
+        (0 for a constant-bank lookup)."""
+        info = w.info
+        slots = info.cost
+        pc = info.index
+        w.account(t, slots, pc)
+        self.stats.inst[pc] += 1
+        if slots:
+            w.hold_fetch(t + info.stall, WAIT)
+        if info.read_sb is not None:
+            w.results_by((info.read_sb,), t + READ_SCOREBOARD_CYCLES, SHORT)
+        pos = w.position()
+        if info.mem and pos >= 0:
+            self._memory(w, sub, info, t, pos)
+        elif info.barrier:
+            w.block.arrive(w, t)
+        else:
+            interval = self.execs[pc][0]
+            if interval:
+                sub.pipe_free[info.unit] = t + interval
+            if info.results:
+                w.results_by(info.results, t + info.latency_cycles, SHORT)
+        if not w.advance():
+            self._exit(w, t + (slots if slots > 1 else 1), pc)
+        return slots
+
     def _exit(self, w: Warp, t: float, pc: int) -> None:
         end = w.exit(t)
         self.subs[w.sp].remove(w)
@@ -227,10 +263,12 @@ class SM:
         w.block.warp_done(w.end)
 
     # ------------------------------------------------------------------ memory
-    def _memory(self, w: Warp, sub: SubPartition, info, t: float) -> None:
+    def _memory(self, w: Warp, sub: SubPartition, info, t: float, pos: int | None = None) -> None:
+        """Time a memory instruction: its accesses are those of the warp's current PTX execution, or, for
+        a SASS one, of the PTX execution at ``pos`` in the warp's trace."""
         kind = {"ld": "ld", "st": "st"}.get(info.mem, "atom")
         pc = info.op.index
-        parts = w.memory_parts(SPACE_NAMES)
+        parts = w.memory_parts(SPACE_NAMES, pos)
         shared_ready, near_reason = t, SHORT
         far = []
         for space, a, lanes in parts:
@@ -245,8 +283,9 @@ class SM:
                 shared_ready = max(line_at, t + (0 if space == "param" else self.spec.shared.latency_cycles))
                 if line_at > t:
                     near_reason = IMC_MISS
+        result = w.results_by if self.replay is not None else w.results_at
         if kind != "st":
-            w.results_at(info.dsts, shared_ready, near_reason)
+            result(info.results, shared_ready, near_reason)
         if not far:
             return
         space = "local" if all(s == "local" for s, _, _ in parts if s in ("global", "local")) else "global"
@@ -261,7 +300,7 @@ class SM:
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
         w.memory_issued(done, kind == "st")
         if kind != "st":
-            w.results_at(info.dsts, done, LONG)
+            result(info.results, done, LONG)
 
     def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp) -> np.ndarray:
         """Where an access sits in the caches: global as it is; local interleaved by lane (word ``k`` of

@@ -26,6 +26,7 @@ one test per issue.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from typing import Any, Sequence
 
 import numpy as np
@@ -47,15 +48,20 @@ class Warp:
     ``infos``; its memory accesses, ``cursor`` the next one), dispatched at cycle ``t`` into warp slot
     ``slot`` of sub-partition ``sp``; its first instruction arrives at ``code_at`` (``no_instruction``
     until then). ``stalls``: the per-instruction stall counters all warps add to
-    (``[pc][reason]``); ``hook``: a :class:`Timeline` to hand state intervals to, or None."""
-    __slots__ = ("trace", "pcs", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason", "fetch_at",
+    (``[pc][reason]``); ``hook``: a :class:`Timeline` to hand state intervals to, or None. ``stream``: the
+    SASS the warp issues instead of the trace's PTX (``(items, positions)`` of
+    :meth:`isa.sass.Replay.stream`; the positions say whose accesses a memory instruction makes)."""
+    __slots__ = ("trace", "pcs", "where", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason", "fetch_at",
                  "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info", "infos",
                  "mem_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook")
     info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
 
     def __init__(self, trace: Any, block: Any, slot: int, sp: int, nregs: int, t: float, stalls: list,
-                 infos: Sequence, hook: "Timeline | None" = None, code_at: float = 0.0):
+                 infos: Sequence, hook: "Timeline | None" = None, code_at: float = 0.0, stream: Any = None):
         self.trace, self.index, self.pcs, self.k, self.cursor = trace, trace.index, trace.pcs, 0, 0
+        self.where = None
+        if stream is not None:                   # a SASS stream: (items, PTX positions) from isa.sass.Replay
+            self.pcs, self.where = stream
         self.block, self.slot, self.sp = block, slot, sp
         self.reg_ready = [0.0] * nregs
         self.reg_reason = [WAIT] * nregs
@@ -99,6 +105,13 @@ class Warp:
         for r in regs:
             rr[r], why[r] = ready, reason
 
+    def results_by(self, regs: Sequence[int], ready: float, reason: int) -> None:
+        """As :meth:`results_at`, for scoreboards, which count: each is clear once its latest result is in."""
+        rr, why = self.reg_ready, self.reg_reason
+        for r in regs:
+            if ready >= rr[r]:
+                rr[r], why[r] = ready, reason
+
     def hold_fetch(self, until: float, reason: int) -> None:
         """The next instruction cannot be fetched before ``until`` (a branch resolving, a barrier)."""
         self.fetch_at, self.fetch_reason = until, reason
@@ -110,11 +123,20 @@ class Warp:
         if store and done > self.last_store:
             self.last_store = done
 
-    def memory_parts(self, space_names: Sequence[str]) -> list:
-        """The memory parts of the current instruction: ``[(space, addresses, lanes)]``, one per state space
-        it touched (none if no lane was active); the cursor moves past them."""
+    def position(self) -> int:
+        """Of a SASS stream: the position in the PTX trace of the execution whose accesses the current
+        instruction makes (-1: none); of a PTX stream, the current position."""
+        return self.k if self.where is None else self.where[self.k]
+
+    def memory_parts(self, space_names: Sequence[str], pos: int | None = None) -> list:
+        """The memory parts of the current instruction (or of the PTX execution at ``pos`` of the trace):
+        ``[(space, addresses, lanes)]``, one per state space it touched (none if no lane was active); the
+        cursor moves past them."""
         tr, blk, c, parts = self.trace, self.block.trace, self.cursor, []
         mk, n, k = tr.mem_k, len(tr.mem_k), self.k
+        if pos is not None:
+            k = pos
+            c = bisect_left(mk, pos)
         while c < n and mk[c] == k:
             lo, hi = tr.mem_lo[c], tr.mem_hi[c]
             parts.append((space_names[tr.mem_space[c]], blk.addr[lo:hi], blk.lanes[lo:hi]))

@@ -91,12 +91,13 @@ def test_time_scales_to_the_whole_grid():
                                                                     * 1e3 + launch_ns)
 
 
-def test_dependent_fma_latency_comes_from_the_pipe_config():
+def test_dependent_fma_latency_comes_from_the_pipe_config_when_ptx_is_issued():
     out = np.zeros(1, np.float32)
     cyc = {}
     for lat in (20, 24):
         r = [smsim.launch(ffma_chain, 1, 1, (out, np.float32(1.0), it), config="h200",
-                          overrides={"pipes.fp32.latency_cycles": lat}).cycles for it in (64, 128)]
+                          overrides={"pipes.fp32.latency_cycles": lat, "scheduler.stream": "ptx"}).cycles
+             for it in (64, 128)]
         cyc[lat] = (r[1] - r[0]) / 64 / 8
     assert cyc[24] - cyc[20] == pytest.approx(4, abs=0.01)        # per dependent FMA (loop overhead hidden)
 

@@ -1,0 +1,548 @@
+"""SASS: the sm_90 machine code ``ptxas`` makes of a kernel, tied back to the PTX the interpreter runs.
+
+The functional interpreter executes PTX; the SM executes what ``ptxas`` makes of it, which folds address
+arithmetic into ``IMAD.WIDE``/``LEA``, narrows 64-bit index math, moves parameters into constant-bank
+operands, turns divisions and ``ex2`` into short sequences and unrolls loops. The timing model should
+issue that, not the PTX. Everything needed runs without a GPU, from pip (the ``smsim[sass]`` extra):
+``nvidia-cuda-nvcc-cu12`` ships ``ptxas``, ``nvidia-cuda-nvdisasm`` ships ``nvdisasm``.
+
+Life of a kernel through this module (:func:`of`):
+
+1. :func:`isa.printer.ptxas_text` prints the kernel as a module ``ptxas`` accepts, each instruction
+   preceded by ``.loc 1 N 0`` where ``N - 1`` is its index in the kernel body;
+2. ``ptxas -arch=sm_90 -lineinfo`` assembles it and ``nvdisasm -g -hex`` disassembles it: each SASS
+   instruction then carries the PTX line (so the PTX index) it came from, and its 128-bit encoding, whose
+   top bits are the control code ptxas wrote (:class:`Control`: stall cycles, yield, the scoreboard it
+   sets for a variable-latency result, the scoreboards it waits on); both steps are cached on disk, keyed
+   by the PTX text (``$SMSIM_CACHE`` or ``~/.cache/smsim``), so a sweep pays them once;
+3. :func:`parse` reads the listing into :class:`SassIns` (address, guard, opcode and modifiers,
+   operands, PTX index, control), the code after the kernel's final self-branch (out-of-line subroutines,
+   such as the slow path of a division) marked ``outlined``;
+4. :func:`per_ptx` attributes each SASS instruction to the PTX instruction whose execution stands for it
+   (:class:`Mapping`), by basic blocks: a SASS basic block belongs to the PTX basic block most of its
+   instructions came from (hoisted or sunk instructions are attributed to the block they now execute
+   in); an unrolled copy of a PTX block (its anchors, :data:`ANCHOR_OPS`, repeated ``k`` times) counts ``1/k`` per
+   execution of the PTX block, and of several such copies (an unrolled body and its remainder loops) only
+   the most unrolled one, which runs nearly every iteration, is counted. The result, per PTX instruction, is how many SASS instructions one
+   execution of it issues, and their classes (:func:`pipe_of`).
+
+Without the tools, :func:`available` is False and :func:`of` raises :class:`SassUnavailable`; callers
+fall back to PTX timing (:mod:`isa.cost`).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .printer import ptxas_text
+
+#: Not hardware: how long ptxas or nvdisasm may run on one kernel before it is given up
+TOOL_TIMEOUT_S = 120
+
+
+class SassUnavailable(RuntimeError):
+    """ptxas or nvdisasm is missing, or failed on the kernel (the message says which and why)."""
+
+
+@dataclass(frozen=True)
+class Control:
+    """The control code of a Volta+ instruction (bits 105..125 of its 128-bit encoding)."""
+    stall: int            # cycles before the warp's next instruction may issue
+    yield_: bool          # the scheduler may switch warps after it (the bit is set when it must not)
+    write_sb: int         # scoreboard set when its variable-latency result is written (7: none)
+    read_sb: int          # scoreboard set when its source registers have been read (7: none)
+    wait_mask: int        # scoreboards it waits on before issuing
+    reuse: int            # operand reuse cache flags
+
+    @classmethod
+    def of(cls, hi: int) -> "Control":
+        c = hi >> 41
+        return cls(c & 0xF, not (c >> 4) & 1, (c >> 5) & 7, (c >> 8) & 7, (c >> 11) & 0x3F, (c >> 17) & 0xF)
+
+
+@dataclass(frozen=True)
+class SassIns:
+    """One SASS instruction of the listing."""
+    addr: int
+    guard: str | None      # "P0", "!P1", or None
+    opcode: str            # "IMAD.WIDE.U32" (with modifiers)
+    operands: str
+    ptx: int | None        # index of the PTX instruction it came from (its ``.loc`` line - 1)
+    control: Control
+    label: str | None = None   # the ``.L_x_N`` label at this address, if any
+    outlined: bool = False     # after the kernel's final self-branch: a subroutine, not the main path
+
+    @property
+    def base(self) -> str:
+        return self.opcode.split(".", 1)[0]
+
+    @property
+    def text(self) -> str:
+        g = f"@{self.guard} " if self.guard else ""
+        return f"{g}{self.opcode} {self.operands}".rstrip()
+
+    def targets(self) -> list:
+        """Labels this instruction may branch or call to."""
+        return re.findall(r"`\(([^)]+)\)", self.operands)
+
+
+# --------------------------------------------------------------------------------------------- tools
+def _wheel_bin(package: str, tool: str) -> str | None:
+    import importlib.util
+    for mod in ("nvidia." + package, "nvidia"):
+        try:
+            spec = importlib.util.find_spec(mod)
+        except (ImportError, ValueError):
+            continue
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            for path in sorted(Path(root).rglob(tool)):
+                if path.is_file() and os.access(path, os.X_OK):
+                    return str(path)
+    return None
+
+
+def tools() -> tuple | None:
+    """``(ptxas, nvdisasm)`` paths: ``$SMSIM_PTXAS``/``$SMSIM_NVDISASM``, then the NVIDIA wheels, then the
+    PATH; None if either is missing."""
+    ptxas = os.environ.get("SMSIM_PTXAS") or _wheel_bin("cuda_nvcc", "ptxas") or shutil.which("ptxas")
+    nvdisasm = (os.environ.get("SMSIM_NVDISASM") or _wheel_bin("cu13", "nvdisasm")
+                or _wheel_bin("cuda_nvdisasm", "nvdisasm") or shutil.which("nvdisasm"))
+    return (ptxas, nvdisasm) if ptxas and nvdisasm else None
+
+
+def available() -> bool:
+    """Whether SASS can be obtained here (ptxas and nvdisasm found)."""
+    return tools() is not None
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("SMSIM_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "smsim")
+    return Path(root) / "sass"
+
+
+def listing(ptx: str) -> str:
+    """The ``nvdisasm -g -hex`` listing of the sm_90 cubin ``ptxas -lineinfo`` makes of ``ptx`` (a whole
+    module's text), from the disk cache when this text was assembled before."""
+    found = tools()
+    if found is None:
+        raise SassUnavailable("SASS needs ptxas and nvdisasm: pip install 'smsim[sass]' "
+                              "(nvidia-cuda-nvcc-cu12, nvidia-cuda-nvdisasm)")
+    key = hashlib.sha256(ptx.encode()).hexdigest()[:32]
+    cached = cache_dir() / f"{key}.sass"
+    if cached.exists():
+        return cached.read_text()
+    ptxas, nvdisasm = found
+    with tempfile.TemporaryDirectory(prefix="smsim-sass-") as tmp:
+        src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(src, "w") as f:
+            f.write(ptx)
+        _tool([ptxas, "-arch=sm_90", "-lineinfo", src, "-o", cubin], "ptxas")
+        text = _tool([nvdisasm, "-g", "-hex", cubin], "nvdisasm")
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        part = cached.with_suffix(f".{os.getpid()}.tmp")
+        part.write_text(text)
+        part.replace(cached)
+    except OSError:
+        pass                                  # a read-only home: no cache, still a result
+    return text
+
+
+def _tool(cmd: list, name: str) -> str:
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SassUnavailable(f"{name} could not run: {e}") from None
+    if r.returncode:
+        msg = "\n".join(line for line in r.stderr.splitlines() if "warning" not in line)[:2000]
+        raise SassUnavailable(f"{name} failed (exit {r.returncode}): {msg}")
+    return r.stdout
+
+
+# --------------------------------------------------------------------------------------------- parse
+_LINE = re.compile(r'\s*//## File ".*", line (\d+)')
+_INS = re.compile(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*/\* (0x[0-9a-f]+) \*/")
+_HI = re.compile(r"\s*/\* (0x[0-9a-f]+) \*/")
+_LABEL = re.compile(r"^(\.L_x_\d+|\$[\w$.]+):")
+_FUNC = re.compile(r"^\s*\.text\.(\S+):|^\s*\.section\s+\.text\.([^,\s]+)")
+
+
+def parse(text: str, kernel: str | None = None) -> list:
+    """The :class:`SassIns` of one kernel of an ``nvdisasm -g -hex`` listing (``kernel``: its name; the
+    first one when None), in address order."""
+    out: list = []
+    lines = text.splitlines()
+    line: int | None = None
+    label = None
+    current = None
+    outlined = False
+    for j, s in enumerate(lines):
+        f = _FUNC.match(s)
+        if f:
+            name = f.group(1) or f.group(2)
+            if current is not None and name != current and out:
+                break
+            current = name if (kernel is None or name == kernel) else None
+            continue
+        if kernel is not None and current != kernel:
+            continue
+        m = _LINE.match(s)
+        if m:
+            line = int(m.group(1))
+            continue
+        lab = _LABEL.match(s.strip())
+        if lab:
+            label = lab.group(1)
+            continue
+        m = _INS.match(s)
+        if not m:
+            continue
+        hi_m = _HI.match(lines[j + 1]) if j + 1 < len(lines) else None
+        hi = int(hi_m.group(1), 16) if hi_m else 0
+        body = m.group(2)
+        guard = None
+        if body.startswith("@"):
+            guard, body = body[1:].split(None, 1)
+        opcode, _, operands = body.partition(" ")
+        ins = SassIns(int(m.group(1), 16), guard, opcode, operands.strip(), None if line is None else line - 1,
+                      Control.of(hi), label, outlined)
+        if ins.base == "BRA" and guard is None and label is not None and ins.targets() == [label]:
+            outlined = True                    # `.L_x_N: BRA .L_x_N`: the end of the kernel's own code
+            ins = SassIns(ins.addr, None, ins.opcode, ins.operands, ins.ptx, ins.control, label, True)
+        out.append(ins)
+        label = None
+    return out
+
+
+# --------------------------------------------------------------------------------------------- classes
+#: SASS opcode (without modifiers) -> the pipe it issues to on sm_90 (Nsight's pipe names, lower case)
+_PIPES = {
+    "fma": ("FFMA", "FADD", "FMUL", "FMNMX", "FSWZADD", "IMAD", "IMUL", "HFMA2", "HADD2", "HMUL2", "FSEL",
+            "FSET", "FSETP", "FCHK"),
+    "alu": ("IADD3", "LOP3", "SHF", "LEA", "ISETP", "IABS", "IMNMX", "SEL", "MOV", "PRMT", "PLOP3", "P2R",
+            "R2P", "SGXT", "BMSK", "LOP", "IADD", "SHL", "SHR", "FLO", "POPC", "BREV", "VABSDIFF", "CS2R",
+            "S2R", "NOP", "IDP", "ISCADD", "VIADD", "VIMNMX"),
+    "fp64": ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX"),
+    "xu": ("MUFU", "I2F", "F2I", "F2F", "I2I", "FRND", "I2FP", "F2IP"),
+    "uniform": ("UMOV", "UIADD3", "ULDC", "ULOP3", "USHF", "UIMAD", "ULEA", "UISETP", "USEL", "S2UR", "UPRMT",
+                "UPOPC", "UFLO", "UBMSK", "UBREV", "USGXT", "UP2UR", "UR2UP", "UPLOP3", "R2UR", "UCLEA",
+                "UVIADD"),
+    "lsu": ("LDG", "STG", "LD", "ST", "LDL", "STL", "ATOMG", "ATOM", "RED", "LDGSTS", "LDGDEPBAR", "CCTL",
+            "ERRBAR", "MEMBAR", "FENCE"),
+    "mio": ("LDS", "STS", "ATOMS", "LDSM", "SHFL", "LDC", "ULDC", "BAR", "VOTE", "VOTEU", "MATCH", "REDUX",
+            "S2UR", "DEPBAR", "ATOMS"),
+    "branch": ("BRA", "BRX", "EXIT", "RET", "CALL", "BSSY", "BSYNC", "WARPSYNC", "JMP", "JMX", "BREAK",
+               "YIELD", "KILL", "NANOSLEEP", "BPT", "WARPGROUP"),
+}
+PIPE: dict = {}
+for _pipe, _ops in _PIPES.items():
+    for _op in _ops:
+        PIPE.setdefault(_op, _pipe)
+
+
+def pipe_of(ins: SassIns) -> str:
+    """The pipe a SASS instruction issues to ("fma", "alu", "fp64", "xu", "uniform", "lsu", "mio",
+    "branch"; "other" when unknown)."""
+    return PIPE.get(ins.base, "other")
+
+
+MEMORY_OPS = ("LDG", "STG", "LD", "ST", "LDL", "STL", "ATOMG", "ATOM", "RED", "LDS", "STS", "ATOMS")
+#: SASS that ptxas makes one for one of a PTX instruction (memory, floating-point arithmetic, barriers,
+#: shuffles): counting them in a SASS block says how many copies of a PTX block it holds (unrolling)
+ANCHOR_OPS = MEMORY_OPS + ("FFMA", "FADD", "FMUL", "DFMA", "DADD", "DMUL", "BAR", "SHFL")
+_ANCHOR_PTX = {"ld", "st", "atom", "red", "fma", "add", "sub", "mul", "bar", "barrier", "shfl"}
+
+
+def _is_anchor(ins: Any) -> bool:
+    """Whether ptxas makes exactly one :data:`ANCHOR_OPS` instruction of this PTX instruction."""
+    op = ins.opcode
+    if op not in _ANCHOR_PTX:
+        return False
+    if op in ("ld", "st", "atom", "red"):
+        return not any(m in ins.mods for m in ("param", "const"))
+    if op in ("bar", "barrier", "shfl"):
+        return True
+    return ins.type in ("f32", "f64") and "rn" in ins.mods if op != "fma" else ins.type in ("f32", "f64")
+
+
+# --------------------------------------------------------------------------------------------- mapping
+@dataclass
+class Mapping:
+    """Per PTX instruction (by index), the SASS one execution of it stands for: ``issues[i]`` how many
+    SASS instructions (a float: an unrolled copy counts ``1/k``), ``sass[i]`` which ones (main path only),
+    ``pipes[i]`` their count per pipe; and the whole listing (``listing``, parsed)."""
+    issues: list
+    sass: list
+    pipes: list
+    listing: list = field(repr=False, default_factory=list)
+    #: PTX block start (pc) -> the SASS to issue when a warp enters that block: ``(indices into listing, in
+    #: address order; k)``: issued every ``k``-th entry in an instance of its innermost PTX loop (a block
+    #: of ``k`` unrolled iterations), or, for ``k = 0``, at the first entry of each instance only
+    at_start: dict = field(repr=False, default_factory=dict)
+    #: per PTX pc, the PTX loops (indices) holding it, and the innermost one (-1: none)
+    loops_at: list = field(repr=False, default_factory=list)
+    inner_loop: list = field(repr=False, default_factory=list)
+
+    def total_static(self) -> int:
+        return sum(1 for s in self.listing if not s.outlined)
+
+
+def _blocks(sass: list) -> list:
+    """Basic blocks of the main path: lists of indices into ``sass``."""
+    main = [i for i, s in enumerate(sass) if not s.outlined]
+    leaders = {main[0]} if main else set()
+    labels = {s.label: i for i, s in enumerate(sass) if s.label}
+    for i in main:
+        s = sass[i]
+        if s.label:
+            leaders.add(i)
+        if s.base in ("BRA", "BRX", "EXIT", "RET", "JMP", "JMX", "BREAK"):
+            if i + 1 <= main[-1]:
+                leaders.add(i + 1)
+            for t in s.targets():
+                if t in labels:
+                    leaders.add(labels[t])
+    out, cur = [], []
+    for i in main:
+        if i in leaders and cur:
+            out.append(cur)
+            cur = []
+        cur.append(i)
+    if cur:
+        out.append(cur)
+    return out
+
+
+def per_ptx(kernel: Any, sass: list) -> Mapping:
+    """Attribute the main-path SASS of ``kernel`` to its PTX instructions (see the module docstring)."""
+    from .cfg import basic_blocks
+    n = len(kernel.body)
+    ptx_block = [0] * n
+    ptx_anchors: Counter = Counter()
+    anchor = [_is_anchor(ins) for ins in kernel.body]
+    for b, blk in enumerate(basic_blocks(kernel)):
+        for i in range(blk.start, blk.end):
+            ptx_block[i] = b
+            ptx_anchors[b] += anchor[i]
+    first_of: dict = {}
+    for i in range(n - 1, -1, -1):
+        first_of[ptx_block[i]] = i
+    issues = [0.0] * n
+    members: list = [[] for _ in range(n)]
+    pipes: list = [Counter() for _ in range(n)]
+    placed = []                                  # (SASS block, its PTX block, copies of it, a full copy?)
+    for blk in _blocks(sass):
+        votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n)
+        if not votes:
+            continue
+        home = votes.most_common(1)[0][0]
+        found = sum(1 for i in blk if sass[i].base in ANCHOR_OPS and sass[i].ptx is not None
+                    and sass[i].ptx < n and anchor[sass[i].ptx] and ptx_block[sass[i].ptx] == home)
+        full = bool(ptx_anchors[home]) and found >= ptx_anchors[home]
+        placed.append((blk, home, max(1, round(found / ptx_anchors[home])) if full else 1, full))
+    ploops = _loops([(i, kernel.labels[ins.operands[-1].name]) for i, ins in enumerate(kernel.body)
+                     if ins.opcode == "bra" and ins.operands and getattr(ins.operands[-1], "name", None)
+                     in kernel.labels])
+    labels = {x.label: i for i, x in enumerate(sass) if x.label and not x.outlined}
+    sloops = _loops([(i, labels[t]) for i, x in enumerate(sass) if not x.outlined and x.base == "BRA"
+                     for t in x.targets() if t in labels])
+    # How often each SASS block runs per entry of its PTX block: every entry outside PTX loops; inside
+    # one, a block in a SASS loop runs once per ``k`` iterations (``k``: the unrolling of that SASS loop,
+    # the copies of its full copies), and of several SASS loops for one PTX loop (an unrolled body and its
+    # remainder loops) only the most unrolled one, which runs nearly every iteration, is counted; a block
+    # in no SASS loop (set-up and remainder checks ptxas put around an unrolled loop, or a loop unrolled
+    # whole) runs once per instance of the loop (k = 0).
+    unroll: dict = {}
+    for blk, home, copies, full in placed:
+        sl = _innermost(sloops, blk[0])
+        if sl is not None and full:
+            unroll[sl] = max(unroll.get(sl, 1), copies)
+    best: dict = {}
+    for blk, home, copies, full in placed:
+        pl, sl = _innermost(ploops, first_of[home]), _innermost(sloops, blk[0])
+        if pl is not None and sl is not None and unroll.get(sl, 1) >= best.get(pl, (0, None))[0]:
+            best[pl] = (unroll.get(sl, 1), sl)
+    at_start: dict = {}
+    for blk, home, copies, full in placed:
+        start = first_of[home]
+        pl, sl = _innermost(ploops, start), _innermost(sloops, blk[0])
+        if pl is None:
+            k = 1
+        elif sl is None:
+            k = 0
+        elif best[pl][1] != sl and not _within(sloops, best[pl][1], sl):
+            continue
+        else:
+            k = unroll.get(sl, 1)
+        at_start.setdefault(start, []).append((tuple(blk), k))
+        for i in blk:
+            x = sass[i]
+            p = x.ptx if x.ptx is not None and x.ptx < n and ptx_block[x.ptx] == home else start
+            members[p].append(x)
+            if k:
+                issues[p] += 1.0 / k
+                pipes[p][pipe_of(x)] += 1.0 / k
+    loops_at = [tuple(j for j, (lo, hi) in enumerate(ploops) if lo <= pc <= hi) for pc in range(n)]
+    inner = [-1 if _innermost(ploops, pc) is None else ploops.index(_innermost(ploops, pc)) for pc in range(n)]
+    return Mapping(issues, members, pipes, sass, at_start, loops_at, inner)
+
+
+def _loops(edges: list) -> list:
+    """Natural-loop spans ``(head, latch)`` of back edges ``(branch index, target index)``, target <= branch."""
+    return sorted({(t, b) for b, t in edges if t <= b})
+
+
+def _innermost(loops: list, i: int) -> tuple | None:
+    """The smallest span of ``loops`` that holds index ``i``, or None."""
+    inside = [sp for sp in loops if sp[0] <= i <= sp[1]]
+    return min(inside, key=lambda sp: sp[1] - sp[0]) if inside else None
+
+
+def _within(loops: list, outer: tuple | None, inner: tuple) -> bool:
+    """Whether SASS loop ``inner`` lies inside ``outer`` (then it belongs to an inner PTX loop)."""
+    return outer is not None and outer != inner and outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+
+class Replay:
+    """Turns a warp's PTX execution (the ``pcs`` of its trace) into the SASS it issues (:meth:`stream`).
+
+    When the warp enters a PTX basic block, the SASS blocks attributed to it (:attr:`Mapping.at_start`)
+    are issued in address order, ptxas's schedule (an unrolled copy of ``k`` iterations once per ``k``
+    entries). Each SASS memory instruction takes the next execution of its PTX instruction that has not been
+    taken yet, within the iterations its block covers: that execution's addresses are the ones it accesses.
+    A PTX memory execution that no SASS instruction took (a remainder iteration of an unrolled loop, say)
+    is issued where the PTX executed it, as its first SASS instruction, so that every access the
+    functional run made is timed once. Parameter and constant loads (``ld.param``, ``ld.const``: operands
+    in the constant bank, no SASS of their own) become zero-slot lookups issued before their block's SASS.
+    Stream items index :attr:`sass` (``0 .. len(sass)-1``) or, at ``len(sass) + pc``, stand for PTX
+    instruction ``pc`` itself (a constant lookup, or a memory execution no SASS took)."""
+
+    def __init__(self, kernel: Any, mapping: Mapping):
+        from .ops.memory import space_of
+        self.sass = [s for s in mapping.listing if not s.outlined]
+        index = {id(s): i for i, s in enumerate(self.sass)}
+        self.at_start = {pc: [(tuple(index[id(mapping.listing[i])] for i in blk), k)
+                              for blk, k in blks] for pc, blks in mapping.at_start.items()}
+        self.loops_at, self.inner_loop = mapping.loops_at, mapping.inner_loop
+        body = kernel.body
+        n = len(body)
+        mem = [ins.opcode in ("ld", "st", "atom", "red") for ins in body]
+        self.lookup = [m and space_of(ins) in ("param", "const") for m, ins in zip(mem, body)]
+        self.is_mem = [m and not c for m, c in zip(mem, self.lookup)]
+        first_mem: dict = {}
+        for i, s in enumerate(self.sass):
+            if s.ptx is not None and s.ptx < n and self.is_mem[s.ptx] and s.base in MEMORY_OPS:
+                first_mem.setdefault(s.ptx, i)
+        #: PTX memory pc -> the SASS instruction that stands for it when issued alone (None: none maps)
+        self.first_mem = first_mem
+        from .cfg import basic_blocks
+        #: PTX block start -> its constant lookups, as offsets from the start
+        self.lookups = {}
+        for b in basic_blocks(kernel):
+            offs = tuple(i - b.start for i in range(b.start, b.end) if self.lookup[i])
+            if offs:
+                self.lookups[b.start] = offs
+        self.nsass = len(self.sass)
+
+    def stream(self, pcs: Any) -> tuple:
+        """``(items, positions)``: the stream a warp that executed ``pcs`` issues, and for each item the
+        position in ``pcs`` of the PTX execution whose accesses it makes (-1: none)."""
+        n = len(pcs)
+        is_mem, at_start, lookups, nsass = self.is_mem, self.at_start, self.lookups, self.nsass
+        sass, first_mem = self.sass, self.first_mem
+        positions: dict = {}
+        next_same = [n] * n
+        last: dict = {}
+        for p in range(n - 1, -1, -1):
+            pc = pcs[p]
+            if is_mem[pc]:
+                positions.setdefault(pc, []).append(p)
+            next_same[p] = last.get(pc, n)
+            last[pc] = p
+        for lst in positions.values():
+            lst.reverse()
+        ptr = dict.fromkeys(positions, 0)
+        taken = bytearray(n)
+        count: dict = {}                  # block start -> entries in the current instance of its loop
+        seen: dict = {}                   # block start -> the loop instance those entries belong to
+        instance: dict = {}               # PTX loop -> how many times the warp has entered it
+        loops_at, inner_loop = self.loops_at, self.inner_loop
+        inside: tuple = ()
+        items: list = []
+        where: list = []
+        for p in range(n):
+            pc = pcs[p]
+            blocks = at_start.get(pc)
+            if blocks is not None:
+                now = loops_at[pc]
+                if now != inside:
+                    for lp in now:
+                        if lp not in inside:
+                            instance[lp] = instance.get(lp, 0) + 1
+                    inside = now
+                lp = inner_loop[pc]
+                inst = instance.get(lp, 0) if lp >= 0 else 0
+                if seen.get(pc) != inst:
+                    seen[pc], count[pc] = inst, 0
+                c = count[pc]
+                count[pc] = c + 1
+                for off in lookups.get(pc, ()):
+                    if p + off < n:
+                        items.append(nsass + pcs[p + off])
+                        where.append(p + off)
+                for blk, k in blocks:
+                    if (k == 0 and c) or (k > 1 and c % k):
+                        continue
+                    if k == 1:
+                        limit = next_same[p]
+                    elif k > 1 and next_same[p] < n:
+                        limit = p + k * (next_same[p] - p)
+                    else:
+                        limit = n
+                    for i in blk:
+                        s = sass[i]
+                        j = s.ptx
+                        q = -1
+                        if j is not None and s.base in MEMORY_OPS and j in ptr:
+                            lst, m = positions[j], ptr[j]
+                            while m < len(lst) and taken[lst[m]]:
+                                m += 1
+                            if m < len(lst) and p <= lst[m] < limit:
+                                q = lst[m]
+                                taken[q] = 1
+                                m += 1
+                            ptr[j] = m
+                        items.append(i)
+                        where.append(q)
+            if is_mem[pc] and not taken[p]:
+                taken[p] = 1
+                i = first_mem.get(pc)
+                items.append(nsass + pc if i is None else i)
+                where.append(p)
+        return items, where
+
+
+def of(kernel: Any) -> Mapping:
+    """The :class:`Mapping` of ``kernel`` (an :class:`isa.Kernel`): assembles it (cached) and maps it."""
+    text = ptxas_text(kernel, index_lines=True)
+    return per_ptx(kernel, parse(listing(text), kernel.name))
+
+
+if __name__ == "__main__":                      # python -m isa.sass FILE.ptx: the listing with PTX
+    from .parser import parse as parse_ptx
+    for k in parse_ptx(open(sys.argv[1]).read()):
+        mp = of(k)
+        for i, ins in enumerate(k.body):
+            print(f"{i:4d} {mp.issues[i]:5.2f}  {ins.text()}")
+            for s in mp.sass[i]:
+                print(f"          {s.text}")

@@ -1,0 +1,114 @@
+"""Issuing SASS: the timing model's view of the instructions ptxas made of a kernel.
+
+Life of a SASS instruction (``scheduler.stream = "sass"``): :func:`isa.sass.of` assembles the kernel and
+attributes its SASS to PTX basic blocks; :class:`isa.sass.Replay` turns each warp's PTX execution into the
+SASS it issues, in ptxas's order (so loads ptxas hoisted ahead of the stores that use them are in flight
+together, as on the hardware), each memory instruction tied to the PTX execution whose addresses it
+accesses. :func:`infos` gives each SASS instruction what the SM needs to issue it
+(:class:`SassInfo`, shaped as :class:`isa.trace.OpInfo`):
+
+* the control code ptxas wrote decides when the warp's next instruction may issue: ``stall`` cycles after
+  this one (fixed-latency results: the compiler's own schedule, Nsight's ``wait``), and not before the
+  scoreboards in its wait mask are clear. The six scoreboards are registers of the warp's scoreboard
+  (ids ``nregs .. nregs+5``): an instruction with a variable-latency result (memory, MUFU, shuffles,
+  ``S2R``, ``LDC``) sets its write scoreboard until the result is back (a scoreboard counts: it clears
+  when the last of the results on it is back) (``long_scoreboard`` for global and
+  local memory, ``short_scoreboard`` otherwise); one whose sources are read late (stores, shared memory)
+  sets its read scoreboard for :data:`READ_SCOREBOARD_CYCLES`;
+* its pipe (:func:`isa.sass.pipe_of` -> ``pipes.*`` of the config) is busy for its issue interval;
+* kernel parameters are constant-bank operands (``c[0x0][...]``): the PTX ``ld.param`` that loaded them
+  becomes a zero-slot constant-cache lookup (:class:`smsim.front_end`) that the instructions reading the
+  constant bank wait on (register id ``nregs + 6``; a miss shows as ``imc_miss``).
+
+What it leaves out: register bank conflicts and the reuse cache, dual-issue limits of the uniform
+datapath, and predicates: a guarded SASS instruction is issued whether or not its guard holds (so an
+early ``@P EXIT`` does not end the warp there; the PTX trace decides where the warp goes).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from isa import sass as sass_mod
+
+#: Not measured: cycles until a store's or shared access's source registers are read and its read
+#: scoreboard is released (the operand collector reads them within a few cycles of issue)
+READ_SCOREBOARD_CYCLES = 4
+SCOREBOARDS = 6
+#: SASS pipe (isa.sass.pipe_of) -> the config's pipe (``pipes.<name>``); "" issues to no modelled pipe
+PIPE_UNIT = {"fma": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu", "branch": "branch", "uniform": "",
+             "lsu": "", "mio": "", "other": ""}
+_SYNC = ("SHFL", "VOTE", "VOTEU", "MATCH", "REDUX")
+
+
+class SassInfo:
+    """One instruction of the SASS stream, with the fields of :class:`isa.trace.OpInfo` the SM reads
+    (``op`` and ``ins`` are the object itself, so that reports print its SASS text) and the control code:
+    ``stall`` cycles to the warp's next issue, ``read_sb`` (a register id or None) and ``latency_cycles``
+    of a variable-latency result that is not a memory access."""
+    __slots__ = ("op", "ins", "index", "srcs", "dsts", "results", "unit", "latency", "cost", "space", "nbytes", "mem",
+                 "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb", "latency_cycles", "sass")
+
+    def __init__(self, index: int, sass: Any, line: int | None):
+        self.op = self.ins = self
+        self.index, self.sass, self.line = index, sass, line
+        self.srcs: tuple = ()
+        self.dsts: tuple = ()                    # nothing to wait for before issuing (scoreboards count)
+        self.results: tuple = ()                 # the write scoreboard its variable-latency result sets
+        self.unit, self.latency, self.cost = "", "fixed", 1
+        self.space, self.nbytes, self.mem, self.cache_op = None, 0, None, None
+        self.barrier = self.fence = self.branch = False
+        self.stall, self.read_sb, self.latency_cycles = 1, None, 0.0
+
+    def text(self) -> str:
+        s = self.sass
+        return s.text if isinstance(s, sass_mod.SassIns) else "(PTX) " + s.text()
+
+
+def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
+    """``(infos, registers)``: a :class:`SassInfo` per stream item of ``replay`` (SASS instructions, then
+    one per PTX instruction for lookups and lone memory executions), and the register ids the warps need
+    (the PTX registers, the scoreboards, the constant-bank one). ``ptx``: the PTX
+    :class:`isa.trace.OpInfo` of ``prog``."""
+    nregs = len(prog.reg_dtypes)
+    sb = lambda b: nregs + b                     # noqa: E731
+    const_reg = nregs + SCOREBOARDS
+    body = prog.kernel.body
+    pipes = cfg.pipes
+    out: list = []
+    for i, s in enumerate(replay.sass):
+        j = s.ptx if s.ptx is not None and s.ptx < len(body) else None
+        info = SassInfo(i, s, ptx[j].line if j is not None else None)
+        c = s.control
+        info.stall = max(1, c.stall)
+        info.srcs = tuple(sb(b) for b in range(SCOREBOARDS) if c.wait_mask >> b & 1)
+        if "c[0x" in s.operands:
+            info.srcs += (const_reg,)
+        if c.write_sb < SCOREBOARDS:
+            info.results = (sb(c.write_sb),)
+        if c.read_sb < SCOREBOARDS:
+            info.read_sb = sb(c.read_sb)
+        pipe = sass_mod.pipe_of(s)
+        info.unit = "sync" if s.base in _SYNC else PIPE_UNIT.get(pipe, "")
+        if j is not None and s.base in sass_mod.MEMORY_OPS and ptx[j].mem:
+            p = ptx[j]
+            info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
+            info.latency = p.latency
+        info.barrier = s.base == "BAR" and "ARV" not in s.opcode
+        info.fence = s.base in ("MEMBAR", "FENCE")
+        info.branch = s.base in ("BRA", "BRX", "JMP", "JMX", "RET", "CALL")
+        if info.results and not info.mem:
+            unit = info.unit if info.unit not in ("", "branch") else "sync" if pipe == "mio" else "sfu"
+            info.latency_cycles = getattr(pipes, unit).latency_cycles
+            info.latency = "short_scoreboard"
+        out.append(info)
+    n = len(replay.sass)
+    for pc, p in enumerate(ptx):                # a constant lookup, or a memory execution no SASS took
+        info = SassInfo(n + pc, p.op.ins, p.line)
+        info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
+        info.latency, info.fence, info.barrier = p.latency, p.fence, p.barrier
+        if replay.lookup[pc]:
+            info.cost, info.results = 0, (const_reg,)
+        else:
+            info.unit = p.unit if p.unit in ("fp32", "fp64", "int", "sfu", "sync") else ""
+        out.append(info)
+    return out, const_reg + 1

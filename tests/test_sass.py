@@ -1,0 +1,166 @@
+"""SASS from ptxas: valid PTX out, the listing parsed, SASS attributed to PTX, and the SASS stream timed.
+
+These need ptxas and nvdisasm (the ``smsim[sass]`` extra, installed by the test set-up); they are skipped
+only where the tools are missing.
+"""
+import numpy as np
+import pytest
+
+import smsim
+import workloads
+from isa import sass
+from isa.interp import Launch
+from isa.printer import ptxas_text
+from isa.trace import trace_blocks
+from smsim import cuda
+from smsim.launch import _compiled
+from workloads.microbench import ffma_chain
+
+needs_tools = pytest.mark.skipif(not sass.available(), reason="ptxas/nvdisasm not installed (smsim[sass])")
+
+
+@cuda.jit
+def vadd(c, a, b):
+    i = cuda.grid(1)
+    if i < c.size:
+        c[i] = a[i] + b[i]
+
+
+@cuda.jit
+def row_sum(out, a, n):
+    i = cuda.grid(1)
+    acc = np.float32(0)
+    for k in range(n):
+        acc += a[i, k]
+    out[i] = acc
+
+
+def _kernel(case_id: str):
+    c = workloads.get(case_id)
+    s = c.setup("test", 0)
+    k = c.load_kernel()
+    return (k if hasattr(k, "body") else smsim.compile(k, s.args)), c, s
+
+
+def test_control_codes_decode_as_volta_and_later_lay_them_out():
+    # bits 105..125 of the instruction: stall 4 bits, yield, write SB, read SB, wait mask 6 bits, reuse 4
+    hi = (0b0011 | 1 << 4 | 2 << 5 | 7 << 8 | 0b000101 << 11 | 0b0001 << 17) << 41
+    c = sass.Control.of(hi)
+    assert (c.stall, c.yield_, c.write_sb, c.read_sb, c.wait_mask, c.reuse) == (3, False, 2, 7, 0b101, 1)
+    assert sass.Control.of(0x000fe20000000800).stall == 1       # LDC R1, c[0x0][0x28] as ptxas writes it
+
+
+@needs_tools
+@pytest.mark.parametrize("case_id", [c.id for c in workloads.all_cases() if c.id.split(".")[1] in
+                                     ("naive", "tiled_padded", "copy", "saxpy", "warp_shuffle",
+                                      "shared_atomics", "sobel_shared", "hist256_shared", "block_naive")])
+def test_every_printed_kernel_assembles_and_each_sass_instruction_names_its_ptx(case_id):
+    k, _, _ = _kernel(case_id)
+    listing = sass.parse(sass.listing(ptxas_text(k, index_lines=True)), k.name)
+    main = [s for s in listing if not s.outlined]
+    assert main and main[-1].base in ("EXIT", "BRA", "RET")
+    assert all(s.ptx is not None and 0 <= s.ptx < len(k.body) for s in main)
+    loads = [s for s in main if s.base in ("LDG", "LDS")]
+    assert all(k.body[s.ptx].opcode in ("ld", "atom") for s in loads)
+
+
+@needs_tools
+def test_the_listing_is_cached_on_disk_per_ptx_text(tmp_path, monkeypatch):
+    monkeypatch.setenv("SMSIM_CACHE", str(tmp_path))
+    text = ptxas_text(smsim.compile(vadd, (np.zeros(4, np.float32),) * 3), index_lines=True)
+    first = sass.listing(text)
+    assert len(list((tmp_path / "sass").glob("*.sass"))) == 1
+
+    def no_tools(*a, **kw):
+        raise AssertionError("ptxas ran again")
+    monkeypatch.setattr(sass.subprocess, "run", no_tools)
+    assert sass.listing(text) == first
+
+
+@needs_tools
+def test_a_ptxas_error_is_a_clear_sass_unavailable(tmp_path, monkeypatch):
+    monkeypatch.setenv("SMSIM_CACHE", str(tmp_path))
+    with pytest.raises(sass.SassUnavailable, match="ptxas failed"):
+        sass.listing(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus; }\n")
+
+
+def test_without_the_tools_auto_times_ptx_and_sass_says_what_to_install(monkeypatch):
+    monkeypatch.setattr(sass, "tools", lambda: None)
+    a = np.ones(64, np.float32)
+    r = smsim.launch(vadd, 1, 64, (np.zeros(64, np.float32), a, a), config="h200",
+                     overrides={"scheduler.stream": "auto"})
+    assert r.metrics["smsim.stream_sass"] == 0.0
+    with pytest.raises(sass.SassUnavailable, match=r"smsim\[sass\]"):
+        smsim.launch(vadd, 1, 64, (np.zeros(64, np.float32), a, a), config="h200",
+                     overrides={"scheduler.stream": "sass"})
+
+
+def test_a_bad_stream_name_is_a_config_error():
+    with pytest.raises(smsim.config.ConfigError, match="scheduler.stream"):
+        smsim.config.load("h200", {"scheduler.stream": "sassy"})
+
+
+@needs_tools
+def test_replay_takes_every_memory_execution_once_and_issues_ptxas_order():
+    k, c, s = _kernel("transpose.copy_shared")
+    comp, flat = _compiled(c.kernel, s.args)
+    rp = sass.Replay(comp, sass.of(comp))
+    warp = trace_blocks(Launch(comp, s.grid, s.block, flat(s.args), s.shared_bytes), [0])[0].warps[0]
+    items, where = rp.stream(warp.pcs)
+    memory = [p for p, pc in enumerate(warp.pcs) if rp.is_mem[pc]]
+    taken = [q for i, q in zip(items, where) if q >= 0 and (rp.sass[i].base in sass.MEMORY_OPS if i < rp.nsass
+                                                            else not rp.lookup[i - rp.nsass])]
+    assert sorted(taken) == memory                     # each global/shared access timed exactly once
+    kinds = [rp.sass[i].base for i in items if i < rp.nsass and rp.sass[i].base in ("LDG", "STS", "BAR")]
+    # ptxas unrolled the 4-trip loops and hoisted the four loads above the shared stores: all in flight
+    assert kinds[:4] == ["LDG"] * 4 and kinds[4:8] == ["STS"] * 4 and kinds[8] == "BAR"
+
+
+@needs_tools
+def test_an_unrolled_loop_issues_its_unrolled_body_once_per_k_iterations():
+    n = 64
+    a, out = np.ones((32, n), np.float32), np.zeros(32, np.float32)
+    comp, flatten = _compiled(row_sum, (out, a, n))
+    mp = sass.of(comp)
+    ks = [k for blocks in mp.at_start.values() for _, k in blocks]
+    assert max(ks) == 4                                  # ptxas unrolls the loop by 4
+    run = Launch(comp, 1, 32, flatten((out, a, n)), 0)
+    warp = trace_blocks(run, [0])[0].warps[0]
+    items, _ = sass.Replay(comp, mp).stream(warp.pcs)
+    ldg = sum(1 for i in items if i < len(mp.listing) and mp.listing[i].base == "LDG")
+    # n/4 passes over the 4 unrolled copies, plus the remainder code after the loop, issued once per loop
+    # (its guard is not evaluated: 2 + 1 loads that the hardware skips when n % 4 == 0)
+    assert ldg == n + 3
+
+
+@needs_tools
+@pytest.mark.parametrize("case_id,hw", [("vector.saxpy", 3216), ("transpose.tiled_padded", 6208),
+                                        ("coalescing.copy_stride8", 4864), ("matmul.tiled32", 41856)])
+def test_sass_instruction_counts_are_near_the_h200s(case_id, hw):
+    # hw: smsp__inst_executed.sum of the same numba kernel on an H200 (docs/hardware/validate_hw.json, test size)
+    c = workloads.get(case_id)
+    s = c.setup("test", 0)
+    r = smsim.launch(c.load_kernel(), s.grid, s.block, s.args, shared_bytes=s.shared_bytes, config="h200",
+                     blocks="all", complete=False, compiler="numba", overrides={"scheduler.stream": "sass"})
+    assert r.metrics["smsim.stream_sass"] == 1.0
+    assert r.metrics["smsp__inst_executed.sum"] == pytest.approx(hw, rel=0.15)
+
+
+@needs_tools
+def test_dependent_fma_chain_takes_ptxas_stall_counts():
+    out = np.zeros(1, np.float32)
+    r = [smsim.launch(ffma_chain, 1, 1, (out, np.float32(1.0), it), config="h200",
+                      overrides={"scheduler.stream": "sass"}).cycles for it in (64, 128)]
+    per_fma = (r[1] - r[0]) / 64 / 8
+    assert per_fma == pytest.approx(4.5, rel=0.10)       # [hw] ffma_dep: 4.5 cycles per dependent FMA
+
+
+@needs_tools
+def test_per_instruction_rows_show_sass_text_and_python_lines():
+    a = np.ones(256, np.float32)
+    r = smsim.launch(vadd, 1, 256, (np.zeros(256, np.float32), a, a), config="h200",
+                     overrides={"scheduler.stream": "sass"})
+    executed = [row for row in r.instructions if row["executed"]]
+    assert any(row["text"].startswith("LDG") for row in executed)
+    assert any(row["text"].startswith("FADD") for row in executed)
+    assert {row["line"] for row in executed if row["text"].startswith("LDG")} == {vadd.py_func.__code__.co_firstlineno + 4}
