@@ -338,7 +338,8 @@ def validate_cmd(args: argparse.Namespace) -> int:
     if not total:
         raise runner.UsageError("no measured case matches --family/--case")
     bar = _bar(total, args.quiet, "case", "validate")
-    rows = validate.rows(data, sizes, only, args.config, progress=lambda _label: bar.update(1))
+    rows = validate.rows(data, sizes, only, args.config, progress=lambda _label: bar.update(1),
+                         compiler=args.compiler, stream=args.stream)
     bar.close()
     summary = validate.summary(rows)
     print(validate.render(rows, summary))

@@ -101,15 +101,19 @@ def top_stall(stalls: dict) -> str:
     return max(rest, key=lambda r: rest[r]) if rest and max(rest.values()) > 0 else ""
 
 
-def predict(case_id: str, size: str, seed: int = 0, config: Any = "h200") -> Any:
-    """The model's :class:`smsim.LaunchResult` of one case, launched as a user would (``blocks="share"``)."""
+def predict(case_id: str, size: str, seed: int = 0, config: Any = "h200", compiler: str = "smsim",
+            stream: str | None = None) -> Any:
+    """The model's :class:`smsim.LaunchResult` of one case, launched as a user would (``blocks="share"``);
+    ``compiler`` for Python kernels (PTX cases are PTX), ``stream`` overrides ``scheduler.stream``."""
     from workloads import case as cases
 
     from .launch import launch
     case = cases.get(case_id)
     s = case.setup(size, seed)
-    return launch(case.load_kernel(), s.grid, s.block, s.args, shared_bytes=s.shared_bytes, config=config,
-                  complete=False)
+    kernel = case.load_kernel()
+    kw = {} if hasattr(kernel, "body") else {"compiler": compiler}
+    return launch(kernel, s.grid, s.block, s.args, shared_bytes=s.shared_bytes, config=config, complete=False,
+                  overrides=None if stream is None else {"scheduler.stream": stream}, **kw)
 
 
 def compare(case_id: str, size: str, record: dict, res: Any) -> Row:
@@ -125,8 +129,10 @@ def compare(case_id: str, size: str, record: dict, res: Any) -> Row:
 
 
 def rows(data: dict, sizes: Iterable[str] = ("test",), only: Callable[[str], bool] | None = None,
-         config: Any = "h200", progress: Callable[[str], None] | None = None) -> list:
-    """Every measured, correct case of ``sizes`` (that ``only`` accepts) compared with the model."""
+         config: Any = "h200", progress: Callable[[str], None] | None = None, compiler: str = "smsim",
+         stream: str | None = None) -> list:
+    """Every measured, correct case of ``sizes`` (that ``only`` accepts) compared with the model
+    (``compiler``, ``stream``: see :func:`predict`)."""
     out = []
     seed = data.get("seed", 0)
     for size in sizes:
@@ -135,7 +141,7 @@ def rows(data: dict, sizes: Iterable[str] = ("test",), only: Callable[[str], boo
                 continue
             if progress is not None:
                 progress(f"{case_id} ({size})")
-            out.append(compare(case_id, size, record, predict(case_id, size, seed, config)))
+            out.append(compare(case_id, size, record, predict(case_id, size, seed, config, compiler, stream)))
     return out
 
 
