@@ -18,13 +18,23 @@ Life of a kernel through this module (:func:`of`):
 3. :func:`parse` reads the listing into :class:`SassIns` (address, guard, opcode and modifiers,
    operands, PTX index, control), the code after the kernel's final self-branch (out-of-line subroutines,
    such as the slow path of a division) marked ``outlined``;
-4. :func:`per_ptx` attributes each SASS instruction to the PTX instruction whose execution stands for it
-   (:class:`Mapping`), by basic blocks: a SASS basic block belongs to the PTX basic block most of its
-   instructions came from (hoisted or sunk instructions are attributed to the block they now execute
-   in); an unrolled copy of a PTX block (its anchors, :data:`ANCHOR_OPS`, repeated ``k`` times) counts ``1/k`` per
-   execution of the PTX block, and of several such copies (an unrolled body and its remainder loops) only
-   the most unrolled one, which runs nearly every iteration, is counted. The result, per PTX instruction, is how many SASS instructions one
-   execution of it issues, and their classes (:func:`pipe_of`).
+4. :func:`per_ptx` attributes each SASS instruction to the PTX basic block it runs for (:class:`Mapping`):
+   a SASS basic block belongs to the PTX basic block most of its instructions came from (hoisted or sunk
+   instructions go with the block they now execute in). Loops: a SASS block that holds ``k`` copies of
+   its PTX block's anchors (:data:`ANCHOR_OPS`: memory, floating-point arithmetic, barriers, shuffles,
+   which ptxas makes one for one) is ``k`` unrolled iterations; a block in a SASS loop runs once per ``k``
+   iterations of its PTX loop (of several SASS loops for one PTX loop, the unrolled body and its
+   remainder loops, only the most unrolled one, which runs nearly every iteration, is counted), and a
+   block in none (set-up and remainder code around an unrolled loop, a loop unrolled whole) once per
+   entry into the PTX loop. The result: per PTX block the SASS to issue (:attr:`Mapping.at_start`) and,
+   per PTX instruction, the SASS instructions one execution of it stands for and their pipes
+   (:func:`pipe_of`);
+5. :class:`Replay` turns a warp's PTX execution into the SASS stream it issues (see there).
+
+Rules chosen where the mapping is ambiguous, and what they cost: guards are not evaluated (an early
+``@P EXIT`` does not end the warp's stream; remainder code after an unrolled loop is issued once per loop
+even when the trip count is a multiple of the unrolling: a few instructions per loop), and SASS blocks
+with no line information are not issued.
 
 Without the tools, :func:`available` is False and :func:`of` raises :class:`SassUnavailable`; callers
 fall back to PTX timing (:mod:`isa.cost`).
@@ -362,17 +372,17 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
     # in no SASS loop (set-up and remainder checks ptxas put around an unrolled loop, or a loop unrolled
     # whole) runs once per instance of the loop (k = 0).
     unroll: dict = {}
-    for blk, home, copies, full in placed:
+    for blk, _home, copies, full in placed:
         sl = _innermost(sloops, blk[0])
         if sl is not None and full:
             unroll[sl] = max(unroll.get(sl, 1), copies)
     best: dict = {}
-    for blk, home, copies, full in placed:
+    for blk, home, _copies, _full in placed:
         pl, sl = _innermost(ploops, first_of[home]), _innermost(sloops, blk[0])
         if pl is not None and sl is not None and unroll.get(sl, 1) >= best.get(pl, (0, None))[0]:
             best[pl] = (unroll.get(sl, 1), sl)
     at_start: dict = {}
-    for blk, home, copies, full in placed:
+    for blk, home, _copies, _full in placed:
         start = first_of[home]
         pl, sl = _innermost(ploops, start), _innermost(sloops, blk[0])
         if pl is None:

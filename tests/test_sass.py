@@ -163,4 +163,5 @@ def test_per_instruction_rows_show_sass_text_and_python_lines():
     executed = [row for row in r.instructions if row["executed"]]
     assert any(row["text"].startswith("LDG") for row in executed)
     assert any(row["text"].startswith("FADD") for row in executed)
-    assert {row["line"] for row in executed if row["text"].startswith("LDG")} == {vadd.py_func.__code__.co_firstlineno + 4}
+    line = vadd.py_func.__code__.co_firstlineno + 4                 # c[i] = a[i] + b[i]
+    assert {row["line"] for row in executed if row["text"].startswith("LDG")} == {line}
