@@ -78,6 +78,10 @@ def _parser() -> argparse.ArgumentParser:
     asm.add_argument("file", metavar="FILE.py|FILE.ptx|WORKLOAD")
     asm.add_argument("--kernel", help="only kernels whose name contains this")
     asm.add_argument("--case", help="Python files and workloads: the case whose arguments type the kernel")
+    asm.add_argument("--sass", action="store_true",
+                     help="under each PTX instruction, the sm_90 SASS ptxas makes of it (needs smsim[sass])")
+    asm.add_argument("--compiler", choices=("smsim", "numba"), default="smsim",
+                     help="front end for Python kernels (numba: numba-cuda's NVVM)")
 
     cmp_ = sub.add_parser("compare", help="smsim metrics side by side with an Nsight Compute CSV",
                           description="Match a result JSON (smsim run --json) with an Nsight Compute CSV export "

@@ -282,13 +282,14 @@ def compare_cmd(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------- asm, list
 def asm(args: argparse.Namespace) -> int:
     import isa
+    show = _with_sass if getattr(args, "sass", False) else _annotated
     if args.file.endswith(".ptx"):
         with open(args.file) as f:
             module = isa.parse(f.read())
         kernels = [k for k in module if args.kernel is None or args.kernel in k.name]
         if not kernels:
             raise runner.UsageError(f"{args.file}: no kernel matching {args.kernel!r}")
-        print("\n".join(_annotated(k) for k in kernels))
+        print("\n".join(show(k) for k in kernels))
         return 0
     import smsim
     for case in runner.resolve(args.file, args.case, args.kernel):
@@ -297,9 +298,40 @@ def asm(args: argparse.Namespace) -> int:
         elif isinstance(case.kernel, isa.Kernel):
             k = case.kernel
         else:
-            k = smsim.compile(case.kernel, case.setup("test", 0).args)
-        print(f"// {case.id}\n{_annotated(k)}")
+            k = smsim.compile(case.kernel, case.setup("test", 0).args, compiler=getattr(args, "compiler", "smsim"))
+        print(f"// {case.id}\n{show(k)}")
     return 0
+
+
+def _with_sass(kernel: isa.Kernel) -> str:
+    """The annotated ISA with, under each instruction, the SASS ptxas made of it (``smsim asm --sass``): what
+    the SASS stream issues when the instruction's block runs (a SASS instruction that ptxas hoisted or
+    unrolled appears under the instruction of the block it runs for; ``xk``: a loop unrolled k times)."""
+    from isa import sass
+    try:
+        mapping = sass.of(kernel)
+    except sass.SassUnavailable as e:
+        raise runner.UsageError(str(e)) from None
+    unrolled = {id(mapping.listing[i]): k for blocks in mapping.at_start.values() for blk, k in blocks
+                for i in blk}
+    lines = _annotated(kernel).splitlines()
+    body = iter(range(len(kernel.body)))
+    out = []
+    for line in lines:
+        out.append(line)
+        text = line.strip()
+        if not text.endswith(";") and ";\t//" not in line:
+            continue
+        if text.startswith((".reg", ".shared", ".local", ".param", ".loc", "//")) or text.endswith("{"):
+            continue
+        i = next(body, None)
+        if i is None:
+            continue
+        for s in mapping.sass[i]:
+            k = unrolled.get(id(s), 1)
+            tag = f" (x{k})" if k > 1 else " (once per loop)" if k == 0 else ""
+            out.append(f"\t//   {s.addr:05x}  {s.text}{tag}")
+    return "\n".join(out)
 
 
 def _annotated(kernel: isa.Kernel) -> str:

@@ -165,3 +165,15 @@ def test_per_instruction_rows_show_sass_text_and_python_lines():
     assert any(row["text"].startswith("FADD") for row in executed)
     line = vadd.py_func.__code__.co_firstlineno + 4                 # c[i] = a[i] + b[i]
     assert {row["line"] for row in executed if row["text"].startswith("LDG")} == {line}
+
+
+@needs_tools
+def test_asm_sass_prints_each_ptx_instructions_sass_under_it(capsys):
+    from smsim.cli import main
+    assert main(["asm", "vector.vec_add", "--sass"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    ld = next(i for i, line in enumerate(lines) if "ld.global.f32" in line)
+    assert "LDG.E" in lines[ld + 1]                         # the SASS load right under the PTX load
+    assert "// vector.py:" in out                           # and the Python line above them
+    assert sum("LDG" in line for line in lines) == 2
