@@ -19,8 +19,9 @@ Life of a kernel through this module (:func:`of`):
    operands, PTX index, control), the code after the kernel's final self-branch (out-of-line subroutines,
    such as the slow path of a division) marked ``outlined``;
 4. :func:`per_ptx` attributes each SASS instruction to the PTX basic block it runs for (:class:`Mapping`):
-   a SASS basic block belongs to the PTX basic block most of its instructions came from (hoisted or sunk
-   instructions go with the block they now execute in). Loops: a SASS block that holds ``k`` copies of
+   a SASS basic block belongs to the earliest PTX basic block its instructions came from (parameter loads
+   that ptxas repeats near their uses aside): code ptxas hoisted goes with the block it now runs in, and a
+   branch ptxas turned into predicated code runs as often as the block that held the branch. Loops: a SASS block that holds ``k`` copies of
    its PTX block's anchors (:data:`ANCHOR_OPS`: memory, floating-point arithmetic, barriers, shuffles,
    which ptxas makes one for one) is ``k`` unrolled iterations; a block in a SASS loop runs once per ``k``
    iterations of its PTX loop (of several SASS loops for one PTX loop, the unrolled body and its
@@ -339,6 +340,7 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
     ptx_block = [0] * n
     ptx_anchors: Counter = Counter()
     anchor = [_is_anchor(ins) for ins in kernel.body]
+    lookup = [ins.opcode == "ld" and any(m in ins.mods for m in ("param", "const")) for ins in kernel.body]
     for b, blk in enumerate(basic_blocks(kernel)):
         for i in range(blk.start, blk.end):
             ptx_block[i] = b
@@ -351,10 +353,13 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
     pipes: list = [Counter() for _ in range(n)]
     placed = []                                  # (SASS block, its PTX block, copies of it, a full copy?)
     for blk in _blocks(sass):
-        votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n)
+        votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n
+                        and not lookup[sass[i].ptx])
+        if not votes:
+            votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n)
         if not votes:
             continue
-        home = votes.most_common(1)[0][0]
+        home = min(votes)
         found = sum(1 for i in blk if sass[i].base in ANCHOR_OPS and sass[i].ptx is not None
                     and sass[i].ptx < n and anchor[sass[i].ptx] and ptx_block[sass[i].ptx] == home)
         full = bool(ptx_anchors[home]) and found >= ptx_anchors[home]
