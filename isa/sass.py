@@ -18,17 +18,17 @@ Life of a kernel through this module (:func:`of`):
 3. :func:`parse` reads the listing into :class:`SassIns` (address, guard, opcode and modifiers,
    operands, PTX index, control), the code after the kernel's final self-branch (out-of-line subroutines,
    such as the slow path of a division) marked ``outlined``;
-4. :func:`per_ptx` attributes each SASS instruction to the PTX basic block it runs for (:class:`Mapping`):
-   a SASS basic block belongs to the earliest PTX basic block its instructions came from (parameter loads
-   that ptxas repeats near their uses aside): code ptxas hoisted goes with the block it now runs in, and a
-   branch ptxas turned into predicated code runs as often as the block that held the branch. Loops: a SASS block that holds ``k`` copies of
-   its PTX block's anchors (:data:`ANCHOR_OPS`: memory, floating-point arithmetic, barriers, shuffles,
-   which ptxas makes one for one) is ``k`` unrolled iterations; a block in a SASS loop runs once per ``k``
-   iterations of its PTX loop (of several SASS loops for one PTX loop, the unrolled body and its
-   remainder loops, only the most unrolled one, which runs nearly every iteration, is counted), and a
-   block in none (set-up and remainder code around an unrolled loop, a loop unrolled whole) once per
-   entry into the PTX loop. The result: per PTX block the SASS to issue (:attr:`Mapping.at_start`) and,
-   per PTX instruction, the SASS instructions one execution of it stands for and their pipes
+4. :func:`per_ptx` attributes each SASS instruction to the PTX basic block it runs for (:class:`Mapping`): a
+   SASS basic block belongs to the earliest PTX basic block its instructions came from (parameter loads that
+   ptxas repeats near their uses aside): code ptxas hoisted goes with the block it now runs in, and a branch
+   ptxas turned into predicated code runs as often as the block that held the branch. Loops: a SASS block
+   that holds ``k`` copies of its PTX block's anchors (:data:`ANCHOR_OPS`: memory, floating-point
+   arithmetic, barriers, shuffles, which ptxas makes one for one) is ``k`` unrolled iterations; a block in a
+   SASS loop runs once per ``k`` iterations of its PTX loop (of several SASS loops for one PTX loop, the
+   unrolled body and its remainder loops, only the most unrolled one, which runs nearly every iteration, is
+   counted), and a block in none (set-up and remainder code around an unrolled loop, a loop unrolled whole)
+   once per entry into the PTX loop. The result: per PTX block the SASS to issue (:attr:`Mapping.at_start`)
+   and, per PTX instruction, the SASS instructions one execution of it stands for and their pipes
    (:func:`pipe_of`);
 5. :class:`Replay` turns a warp's PTX execution into the SASS stream it issues (see there).
 

@@ -288,12 +288,13 @@ def _worst_conflict_line(res, op: str) -> str:
 
 
 def _rows_with_ins(res):
-    """``(row, instruction)`` of each executed per-instruction row whose instruction the kernel holds."""
+    """``(row, PTX instruction)`` of each executed per-instruction row whose instruction the kernel holds (a
+    SASS row: the PTX instruction it came from)."""
     body = res.kernel.body
     for row in res.instructions:
-        pc = row["pc"]
-        if row["executed"] and pc < len(body) and body[pc].text() == row["text"]:
-            yield row, body[pc]
+        ptx = row.get("ptx", row["pc"])
+        if row["executed"] and ptx is not None and ptx < len(body):
+            yield row, body[ptx]
 
 
 def _where(res, line) -> str:

@@ -42,15 +42,17 @@ _SYNC = ("SHFL", "VOTE", "VOTEU", "MATCH", "REDUX")
 
 class SassInfo:
     """One instruction of the SASS stream, with the fields of :class:`isa.trace.OpInfo` the SM reads
-    (``op`` and ``ins`` are the object itself, so that reports print its SASS text) and the control code:
+    (``op`` and ``ins`` are the object itself, so that reports print its SASS text; ``ptx``: the index of the
+    PTX instruction it came from, None if none) and the control code:
     ``stall`` cycles to the warp's next issue, ``read_sb`` (a register id or None) and ``latency_cycles``
     of a variable-latency result that is not a memory access."""
-    __slots__ = ("op", "ins", "index", "srcs", "dsts", "results", "unit", "latency", "cost", "space", "nbytes", "mem",
-                 "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb", "latency_cycles", "sass")
+    __slots__ = ("op", "ins", "index", "ptx", "srcs", "dsts", "results", "unit", "latency", "cost", "space",
+                 "nbytes", "mem", "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb",
+                 "latency_cycles", "sass")
 
-    def __init__(self, index: int, sass: Any, line: int | None):
+    def __init__(self, index: int, sass: Any, line: int | None, ptx: int | None = None):
         self.op = self.ins = self
-        self.index, self.sass, self.line = index, sass, line
+        self.index, self.sass, self.line, self.ptx = index, sass, line, ptx
         self.srcs: tuple = ()
         self.dsts: tuple = ()                    # nothing to wait for before issuing (scoreboards count)
         self.results: tuple = ()                 # the write scoreboard its variable-latency result sets
@@ -77,7 +79,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
     out: list = []
     for i, s in enumerate(replay.sass):
         j = s.ptx if s.ptx is not None and s.ptx < len(body) else None
-        info = SassInfo(i, s, ptx[j].line if j is not None else None)
+        info = SassInfo(i, s, ptx[j].line if j is not None else None, j)
         c = s.control
         info.stall = max(1, c.stall)
         info.srcs = tuple(sb(b) for b in range(SCOREBOARDS) if c.wait_mask >> b & 1)
@@ -103,7 +105,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         out.append(info)
     n = len(replay.sass)
     for pc, p in enumerate(ptx):                # a constant lookup, or a memory execution no SASS took
-        info = SassInfo(n + pc, p.op.ins, p.line)
+        info = SassInfo(n + pc, p.op.ins, p.line, pc)
         info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
         info.latency, info.fence, info.barrier = p.latency, p.fence, p.barrier
         if replay.lookup[pc]:

@@ -102,13 +102,14 @@ def metrics(stats: Stats, infos: Sequence, units: Iterable[Component], cfg: Conf
 
 
 def per_instruction(stats: Stats, infos: Sequence) -> list:
-    """One dict per ISA instruction: executions, issue slots, stalls by reason, sectors, wavefronts and
-    bank conflicts."""
+    """One dict per instruction issued (PTX, or SASS with ``ptx`` the PTX instruction it came from, None if
+    none): executions, issue slots, stalls by reason, sectors, wavefronts and bank conflicts."""
     rows = []
     for pc, info in enumerate(infos):
         n = int(stats.inst[pc])
         wf = int(stats.wavefronts[pc])
-        rows.append({"pc": pc, "line": info.line, "text": info.op.ins.text(), "executed": n,
+        rows.append({"pc": pc, "ptx": getattr(info, "ptx", pc), "line": info.line, "text": info.op.ins.text(),
+                     "executed": n,
                      "issued": n * info.cost, "sectors": int(stats.sectors[pc]), "wavefronts": wf,
                      "bank_conflicts": int(stats.conflicts[pc]),
                      "stalls": {r: float(stats.stalls[pc, i]) for i, r in enumerate(REASONS) if stats.stalls[pc, i]}})

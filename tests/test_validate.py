@@ -53,20 +53,39 @@ def test_rank_order_counts_swapped_pairs_and_ignores_ties():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not sass.available(), reason="ptxas/nvdisasm not installed (smsim[sass])")
 def test_validation_summary_on_the_h200_data_is_pinned():
-    """Every case at its test size on the h200 config (the figures docs/timing_model.md quotes). A model change
-    may only improve these; tighten them when it does."""
-    s = v.summary(v.rows(v.load(), ("test",)))
+    """Every case at its test size on the h200 config as users run it (smsim's compiler, the SASS stream;
+    the figures docs/timing_model.md quotes). A model change may only improve these; tighten them when it
+    does."""
+    s = v.summary(v.rows(v.load(), ("test",), stream="sass"))
     assert s["cases"] == 84
-    # measured on this model: 15.9%, 54%, 23.3%, 80%, 15.4%, 72.6%, 39% (57.4%, 8%, 34.4%, 79%, 75%, 78% before
-    # the front end, L2 atomic and DRAM access models, issue "Timing fidelity I")
+    # measured on this model: 13.6%, 67%, 41.2%, 93%, 15.1%, 80%, 62% (PTX: 15.9%, 54%, 23.3%, 80%, 15.4%,
+    # 73%, 39%; before issue "Timing fidelity I": 57.4%, 8%, 34.4%, 79%, 75%, 78%). The variant ratios are
+    # worse than with PTX: smsim's compiler gives matmul.naive leaner SASS than numba's, so it runs 2.5x too
+    # fast against its tiled variants (numba's front end, below, fixes that)
+    assert s["duration_mape_pct"] <= 14.0
+    assert s["within_10pct"] >= 0.66
+    assert s["variant_ratio_mape_pct"] <= 42.0
+    assert s["rank_order_kept"] >= 0.93
+    assert s["occupancy_curve_max_error_pct"]["test"] <= 16.0
+    assert s["top_stall_right"] >= 0.79
+    assert s["instructions_within_5pct"] >= 0.61
+
+
+@pytest.mark.slow
+def test_validation_summary_of_the_ptx_stream_is_pinned():
+    """The fallback where ptxas/nvdisasm are missing: PTX timed with isa/cost.py's issue slots."""
+    s = v.summary(v.rows(v.load(), ("test",), stream="ptx"))
+    assert s["cases"] == 84
+    # measured on this model: 15.9%, 54%, 23.4%, 80%, 15.1%, 73%, 39%
     assert s["duration_mape_pct"] <= 16.0
     assert s["within_10pct"] >= 0.53
     assert s["variant_ratio_mape_pct"] <= 23.5
     assert s["rank_order_kept"] >= 0.79
     assert s["occupancy_curve_max_error_pct"]["test"] <= 16.0
     assert s["top_stall_right"] >= 0.72
-    assert s["instructions_within_5pct"] >= 0.39           # 40%: PTX is timed, not SASS (issue "Fidelity II")
+    assert s["instructions_within_5pct"] >= 0.39
 
 
 @pytest.mark.slow
@@ -77,7 +96,7 @@ def test_validation_summary_with_numba_front_end_and_sass_stream_is_pinned():
     32-way conflicted shared load, is still 2.9x too slow)."""
     s = v.summary(v.rows(v.load(), ("test",), compiler="numba", stream="sass"))
     assert s["cases"] == 84
-    # measured on this model: 10.0%, 74%, 11.6%, 94%, 15.3%, 79%, 81%
+    # measured on this model: 9.9%, 74%, 11.5%, 94%, 15.1%, 79%, 81%
     assert s["duration_mape_pct"] <= 10.5
     assert s["within_10pct"] >= 0.73
     assert s["variant_ratio_mape_pct"] <= 12.5
