@@ -14,7 +14,8 @@ the config names for it (:mod:`smsim.registry`: ``dram.model``, ``l2.model``, ``
 ``shared.model``, ``launch.model``, ``scheduler.policy``; constructor arguments as
 :mod:`smsim.contracts` states), DRAM first, each level given the one below it and the bandwidth queues
 of this SM's share (logged queues when a :class:`smsim.warp.Timeline` records the launch), the front end
-(:mod:`smsim.front_end`) given the number of busy SMs, then the SM with one policy per sub-partition. Then
+(:mod:`smsim.front_end`) given the number of busy SMs, the instruction stream (:func:`instruction_stream`:
+the SASS ptxas makes of the kernel, or its PTX), then the SM with one policy per sub-partition. Then
 the SimPy environment runs until the last timed warp retires; the blocks not timed run on the functional
 interpreter afterwards (unless ``complete=False``), so the outputs are complete. ``progress`` is called
 every few thousand cycles with the blocks retired; Ctrl-C (KeyboardInterrupt) during the simulation ends

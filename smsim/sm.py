@@ -14,10 +14,13 @@ fixed-latency result is ready ``latency_cycles`` after the last issue slot and t
 global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, their destination
 registers pending until the data returns; a branch holds the warp ``branch`` cycles; a barrier holds it
 until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it.
-Every change to a warp's state goes through :class:`~smsim.warp.Warp`'s methods. Given a ``recorder``
-(:class:`smsim.warp.Timeline`), the SM hands it to each warp as its hook. The SM is built, with its memory
-units and scheduler policies, by :func:`smsim.single_sm.build_sm`; it talks to shared memory and L1
-through their contracts (:mod:`smsim.contracts`).
+With the SASS stream (``scheduler.stream``, :mod:`smsim.sass_stream`) a warp replays the SASS ptxas made of
+its PTX execution instead, and :meth:`SM._issue_sass` issues it by its control code: the warp's next issue
+waits its stall count and the scoreboards in its wait mask; memory instructions take the accesses of the PTX
+execution they stand for. Every change to a warp's state goes through :class:`~smsim.warp.Warp`'s methods.
+Given a ``recorder`` (:class:`smsim.warp.Timeline`), the SM hands it to each warp as its hook. The SM is
+built, with its memory units and scheduler policies, by :func:`smsim.single_sm.build_sm`; it talks to shared
+memory and L1 through their contracts (:mod:`smsim.contracts`).
 """
 from __future__ import annotations
 
