@@ -10,7 +10,8 @@ Life of a kernel through this module (:func:`of`):
 
 1. :func:`isa.printer.ptxas_text` prints the kernel as a module ``ptxas`` accepts, each instruction
    preceded by ``.loc 1 N 0`` where ``N - 1`` is its index in the kernel body;
-2. ``ptxas -arch=sm_90 -lineinfo`` assembles it and ``nvdisasm -g -hex`` disassembles it: each SASS
+2. ``ptxas -arch=sm_90 -lineinfo -v`` assembles it (noting the registers it allocated, which the occupancy
+   uses) and ``nvdisasm -g -hex`` disassembles it: each SASS
    instruction then carries the PTX line (so the PTX index) it came from, and its 128-bit encoding, whose
    top bits are the control code ptxas wrote (:class:`Control`: stall cycles, yield, the scoreboard it
    sets for a variable-latency result, the scoreboards it waits on); both steps are cached on disk, keyed
@@ -156,8 +157,11 @@ def listing(ptx: str) -> str:
         src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(src, "w") as f:
             f.write(ptx)
-        _tool([ptxas, "-arch=sm_90", "-lineinfo", src, "-o", cubin], "ptxas")
+        info = _tool([ptxas, "-arch=sm_90", "-lineinfo", "-v", src, "-o", cubin], "ptxas", stderr=True)
+        used = re.search(r"Used (\d+) registers", info)
         text = _tool([nvdisasm, "-g", "-hex", cubin], "nvdisasm")
+        if used:
+            text = f"// smsim: ptxas used {used.group(1)} registers\n" + text
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         part = cached.with_suffix(f".{os.getpid()}.tmp")
@@ -168,7 +172,7 @@ def listing(ptx: str) -> str:
     return text
 
 
-def _tool(cmd: list, name: str) -> str:
+def _tool(cmd: list, name: str, stderr: bool = False) -> str:
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -176,7 +180,13 @@ def _tool(cmd: list, name: str) -> str:
     if r.returncode:
         msg = "\n".join(line for line in r.stderr.splitlines() if "warning" not in line)[:2000]
         raise SassUnavailable(f"{name} failed (exit {r.returncode}): {msg}")
-    return r.stdout
+    return r.stderr + r.stdout if stderr else r.stdout
+
+
+def registers_used(text: str) -> int | None:
+    """Registers per thread ptxas allocated, as :func:`listing` noted them at its top (None if not)."""
+    m = re.match(r"// smsim: ptxas used (\d+) registers", text)
+    return int(m.group(1)) if m else None
 
 
 # --------------------------------------------------------------------------------------------- parse
@@ -302,6 +312,8 @@ class Mapping:
     #: per PTX pc, the PTX loops (indices) holding it, and the innermost one (-1: none)
     loops_at: list = field(repr=False, default_factory=list)
     inner_loop: list = field(repr=False, default_factory=list)
+    #: registers per thread ptxas allocated (what the occupancy depends on); None if it did not say
+    registers: int | None = None
 
     def total_static(self) -> int:
         return sum(1 for s in self.listing if not s.outlined)
@@ -449,6 +461,7 @@ class Replay:
         self.at_start = {pc: [(tuple(index[id(mapping.listing[i])] for i in blk), k)
                               for blk, k in blks] for pc, blks in mapping.at_start.items()}
         self.loops_at, self.inner_loop = mapping.loops_at, mapping.inner_loop
+        self.registers = mapping.registers
         body = kernel.body
         n = len(body)
         mem = [ins.opcode in ("ld", "st", "atom", "red") for ins in body]
@@ -549,8 +562,10 @@ class Replay:
 
 def of(kernel: Any) -> Mapping:
     """The :class:`Mapping` of ``kernel`` (an :class:`isa.Kernel`): assembles it (cached) and maps it."""
-    text = ptxas_text(kernel, index_lines=True)
-    return per_ptx(kernel, parse(listing(text), kernel.name))
+    text = listing(ptxas_text(kernel, index_lines=True))
+    mapping = per_ptx(kernel, parse(text, kernel.name))
+    mapping.registers = registers_used(text)
+    return mapping
 
 
 if __name__ == "__main__":                      # python -m isa.sass FILE.ptx: the listing with PTX

@@ -80,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     asm.add_argument("--case", help="Python files and workloads: the case whose arguments type the kernel")
     asm.add_argument("--sass", action="store_true",
                      help="under each PTX instruction, the sm_90 SASS ptxas makes of it (needs smsim[sass])")
-    asm.add_argument("--compiler", choices=("smsim", "numba"), default="smsim",
+    asm.add_argument("--compiler", choices=("auto", "smsim", "numba"), default="auto",
                      help="front end for Python kernels (numba: numba-cuda's NVVM)")
 
     cmp_ = sub.add_parser("compare", help="smsim metrics side by side with an Nsight Compute CSV",
@@ -100,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--case", help="only these cases (comma-separated family.case ids)")
     val.add_argument("--config", default="h200", help="config preset or TOML path (default h200, the measured GPU)")
     val.add_argument("--data", help="the hardware data (default docs/hardware/validate_hw.json)")
-    val.add_argument("--compiler", choices=("smsim", "numba"), default="smsim",
+    val.add_argument("--compiler", choices=("auto", "smsim", "numba"), default="auto",
                      help="front end for the Python kernels (numba: numba-cuda's NVVM, as the H200 ran them)")
     val.add_argument("--stream", choices=("auto", "sass", "ptx"),
                      help="what the schedulers issue (scheduler.stream; default: the config's)")

@@ -298,7 +298,7 @@ def asm(args: argparse.Namespace) -> int:
         elif isinstance(case.kernel, isa.Kernel):
             k = case.kernel
         else:
-            k = smsim.compile(case.kernel, case.setup("test", 0).args, compiler=getattr(args, "compiler", "smsim"))
+            k = smsim.compile(case.kernel, case.setup("test", 0).args, compiler=getattr(args, "compiler", "auto"))
         print(f"// {case.id}\n{show(k)}")
     return 0
 

@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+import numpy as np
+
 import isa
 from isa.errors import CompileError, KernelError
 
@@ -54,9 +56,13 @@ class LaunchResult:
     #: True when Ctrl-C stopped the simulation: the figures cover what was simulated until then
     partial: bool = False
 
+    #: registers per thread the occupancy used (``registers=``, ptxas's allocation when SASS was timed, else
+    #: the PTX's liveness estimate); None: not timed
+    registers: int | None = None
+
     @property
     def registers_per_thread(self) -> int:
-        return self.kernel.registers_per_thread()
+        return self.registers if self.registers is not None else self.kernel.registers_per_thread()
 
     @property
     def timed(self) -> bool:
@@ -113,15 +119,17 @@ class LaunchResult:
         return text
 
 
-#: the compilers a Python kernel can be compiled with: smsim's own (:mod:`isa.compiler`) and numba-cuda's
-#: NVVM (:mod:`smsim.numba_front`)
-COMPILERS = ("smsim", "numba")
+#: the compilers a Python kernel can be compiled with: smsim's own (:mod:`isa.compiler`), numba-cuda's NVVM
+#: (:mod:`smsim.numba_front`), or "auto": numba's where numba-cuda is installed and accepts the kernel (the
+#: PTX a GPU would run, and the closer to an H200's time: docs/timing_model.md), else smsim's
+COMPILERS = ("auto", "smsim", "numba")
 
 
-def compile(kernel: Any, args: Sequence, compiler: str = "smsim") -> isa.Kernel:  # noqa: A001 - the public name
+def compile(kernel: Any, args: Sequence, compiler: str = "auto") -> isa.Kernel:  # noqa: A001 - the public name
     """The ISA kernel for ``kernel`` called with ``args`` (numpy arrays and scalars; only their types
     matter), annotated with the Python source line of each instruction. Cached per argument-type
-    signature. ``compiler``: ``"smsim"`` (its own compiler) or ``"numba"`` (numba-cuda's PTX)."""
+    signature. ``compiler``: ``"smsim"`` (its own compiler), ``"numba"`` (numba-cuda's PTX) or ``"auto"``
+    (:data:`COMPILERS`)."""
     _check_compiler(compiler)
     if isinstance(kernel, isa.Kernel):
         return kernel
@@ -133,28 +141,53 @@ def _check_compiler(compiler: str) -> None:
         raise ValueError(f"compiler={compiler!r}: use one of {', '.join(repr(c) for c in COMPILERS)}")
 
 
-def _compiled(kernel, args, compiler: str = "smsim"):
-    if compiler == "numba":
-        from . import numba_front
-        return numba_front.compile_kernel(kernel, args)
-    from isa.compiler import compile_kernel, signature_of
-    sig = signature_of(args)
+def _compiled(kernel, args, compiler: str = "auto"):
+    """``(isa.Kernel, flatten)`` of a Python kernel for ``args``' types, cached on the kernel (an smsim
+    dispatcher's ``compiled``) per (compiler, signature). ``"auto"``: numba's when numba-cuda is installed and
+    compiles the kernel, else smsim's (whose errors name the Python line)."""
+    from . import numba_front
     cache = getattr(kernel, "compiled", None)
     if cache is None:
         cache = _plain_cache.setdefault(kernel, {})
-    if sig not in cache:
-        cache[sig] = compile_kernel(kernel, sig)
-    return cache[sig]
+    if compiler == "numba" or (compiler == "auto" and numba_front.available()):
+        key: tuple = ("numba", args_key(args))
+        if key not in cache:
+            try:
+                cache[key] = numba_front.compile_kernel(kernel, args)
+            except (CompileError, KernelError, ImportError):
+                if compiler == "numba":
+                    raise
+                cache[key] = None             # numba cannot: smsim's compiler, from now on
+        if cache[key] is not None:
+            return cache[key]
+    from isa.compiler import compile_kernel, signature_of
+    sig = signature_of(args)
+    key = ("smsim", sig)
+    if key not in cache:
+        cache[key] = compile_kernel(kernel, sig)
+    return cache[key]
 
 
 _plain_cache: dict = {}
+
+
+def args_key(args: Sequence) -> tuple:
+    """What numba's compilation of a kernel depends on in its arguments: each array's element type, number
+    of dimensions and contiguity, each scalar's type."""
+    out: list = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            out.append((a.dtype.str, a.ndim, bool(a.flags.c_contiguous)))
+        else:
+            out.append(type(a).__name__ if not isinstance(a, np.generic) else a.dtype.str)
+    return tuple(out)
 
 
 def launch(kernel: Any, grid: int | tuple, block: int | tuple, args: Sequence = (), shared_bytes: int = 0,
            timing: bool = True, *, config: Any = "h100", overrides: dict | None = None, blocks: str | int = "share",
            complete: bool = True, registers: int | None = None, counters: bool = True, timeline: bool = False,
            progress: Callable[[int, int, float], None] | None = None,
-           max_instructions: int = isa.interp.MAX_INSTRUCTIONS, compiler: str = "smsim") -> LaunchResult:
+           max_instructions: int = isa.interp.MAX_INSTRUCTIONS, compiler: str = "auto") -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads with ``args``; arrays receive the results.
 
     ``timing=True``: time it on ``config`` (a preset name such as ``"h100"``, a TOML path or a
@@ -166,8 +199,9 @@ def launch(kernel: Any, grid: int | tuple, block: int | tuple, args: Sequence = 
     sectors per load/store kind. ``timeline=True`` (timed only) records ``res.timeline`` for
     :meth:`LaunchResult.plot_timeline` and :meth:`LaunchResult.plot_bandwidth`. ``progress(blocks done,
     blocks to time, cycle)`` is called as the simulation goes; Ctrl-C stops it with a partial result.
-    ``compiler``: how a Python kernel becomes PTX: ``"smsim"`` (smsim's compiler) or ``"numba"``
-    (numba-cuda's NVVM on the CPU, :mod:`smsim.numba_front`; needs ``pip install 'smsim[numba]'``).
+    ``compiler``: how a Python kernel becomes PTX: ``"smsim"`` (smsim's compiler), ``"numba"``
+    (numba-cuda's NVVM on the CPU, :mod:`smsim.numba_front`; needs ``pip install 'smsim[numba]'``) or
+    ``"auto"`` (numba's where installed and it accepts the kernel, else smsim's).
     """
     _check_compiler(compiler)
     args = tuple(args)
@@ -199,7 +233,7 @@ def launch(kernel: Any, grid: int | tuple, block: int | tuple, args: Sequence = 
               "sectors_st": m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]}
     return LaunchResult(compiled, run.grid3, run.block3, timed.warp_instructions, run.nblocks, timed.issued,
                         counts, cfg, timed.cycles, timed.stalls, m, timed.occupancy, timed.instructions,
-                        timed.blocks_timed, timed.timeline, timed.partial)
+                        timed.blocks_timed, timed.timeline, timed.partial, timed.registers)
 
 
 def _dims(d) -> tuple:

@@ -105,6 +105,9 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
              registers: int | None = None) -> Built:
     """The SM model of ``launch`` on ``cfg``, every part built by the class its config key names, ready
     to :meth:`~smsim.sm.SM.start` in its own SimPy environment."""
+    replay = instruction_stream(cfg, launch.prog.kernel)
+    if registers is None and replay is not None:
+        registers = replay.registers              # what ptxas allocated, rather than the PTX's estimate
     the_plan = plan(cfg, launch, blocks, registers)
     share = device_share(cfg, launch.nblocks)
 
@@ -121,7 +124,6 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
     front = LAUNCH_MODELS.get(cfg.launch.model)(cfg.launch, share.busy)
     policy = SCHEDULER_POLICIES.get(cfg.scheduler.policy)
     env = simpy.Environment()
-    replay = instruction_stream(cfg, launch.prog.kernel)
     infos, nregs = op_infos(launch.prog), None
     if replay is not None:
         infos, nregs = sass_stream.infos(launch.prog, replay, infos, cfg)

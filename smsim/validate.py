@@ -101,7 +101,7 @@ def top_stall(stalls: dict) -> str:
     return max(rest, key=lambda r: rest[r]) if rest and max(rest.values()) > 0 else ""
 
 
-def predict(case_id: str, size: str, seed: int = 0, config: Any = "h200", compiler: str = "smsim",
+def predict(case_id: str, size: str, seed: int = 0, config: Any = "h200", compiler: str = "auto",
             stream: str | None = None) -> Any:
     """The model's :class:`smsim.LaunchResult` of one case, launched as a user would (``blocks="share"``);
     ``compiler`` for Python kernels (PTX cases are PTX), ``stream`` overrides ``scheduler.stream``."""
@@ -129,7 +129,7 @@ def compare(case_id: str, size: str, record: dict, res: Any) -> Row:
 
 
 def rows(data: dict, sizes: Iterable[str] = ("test",), only: Callable[[str], bool] | None = None,
-         config: Any = "h200", progress: Callable[[str], None] | None = None, compiler: str = "smsim",
+         config: Any = "h200", progress: Callable[[str], None] | None = None, compiler: str = "auto",
          stream: str | None = None) -> list:
     """Every measured, correct case of ``sizes`` (that ``only`` accepts) compared with the model
     (``compiler``, ``stream``: see :func:`predict`)."""

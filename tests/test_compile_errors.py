@@ -128,7 +128,7 @@ CASES = [
 @pytest.mark.parametrize("kernel, args, message, source, hint", CASES, ids=[c[0].__name__ for c in CASES])
 def test_compile_error_names_place_and_alternative(kernel, args, message, source, hint):
     with pytest.raises(smsim.CompileError) as info:
-        smsim.compile(kernel, args)
+        smsim.compile(kernel, args, compiler="smsim")
     e = info.value
     text = str(e)
     assert re.search(message, text), text
@@ -144,7 +144,7 @@ def test_compile_error_names_place_and_alternative(kernel, args, message, source
 
 def test_error_column_points_at_the_offending_expression():
     with pytest.raises(smsim.CompileError) as info:
-        smsim.compile(k_float_index, (A,))
+        smsim.compile(k_float_index, (A,), compiler="smsim")
     e = info.value
     assert e.source_line[e.col - 1:].startswith("i * 0.5")
 
@@ -156,7 +156,7 @@ def k_oob(a, n):
 
 def test_runtime_error_names_the_python_line():
     with pytest.raises(smsim.KernelError) as info:
-        smsim.launch(k_oob, 1, 32, (A, 1000))
+        smsim.launch(k_oob, 1, 32, (A, 1000), compiler="smsim")
     e = info.value
     line = k_oob.__code__.co_firstlineno + 2
     assert "out of bounds global access" in str(e)
@@ -166,16 +166,16 @@ def test_runtime_error_names_the_python_line():
 
 def test_launch_argument_errors_are_clear():
     with pytest.raises(smsim.KernelError, match=r"takes 2 argument\(s\) \(a, n\), got 1"):
-        smsim.launch(k_oob, 1, 32, (A,))
+        smsim.launch(k_oob, 1, 32, (A,), compiler="smsim")
     with pytest.raises(smsim.KernelError, match="not C-contiguous"):
-        smsim.launch(k_oob, 1, 32, (A2.T, 1))
+        smsim.launch(k_oob, 1, 32, (A2.T, 1), compiler="smsim")
     with pytest.raises(smsim.KernelError, match="float16 array"):
-        smsim.launch(k_oob, 1, 32, (A.astype(np.float16), 1))
+        smsim.launch(k_oob, 1, 32, (A.astype(np.float16), 1), compiler="smsim")
 
 
 def test_device_function_cannot_be_launched():
     with pytest.raises(smsim.CompileError, match="device function"):
-        smsim.compile(dev_recursive, (1.0,))
+        smsim.compile(dev_recursive, (1.0,), compiler="smsim")
     with pytest.raises(TypeError, match="device function"):
         dev_recursive[1, 1]
     with pytest.raises(TypeError, match="only inside a kernel"):
@@ -191,4 +191,4 @@ def test_syntax_error_in_kernel_source(tmp_path):
     import linecache
     linecache.checkcache(str(p))
     with pytest.raises(smsim.CompileError, match="syntax error"):
-        smsim.compile(ns["k"], (A,))
+        smsim.compile(ns["k"], (A,), compiler="smsim")

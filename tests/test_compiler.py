@@ -470,7 +470,7 @@ def test_strength_reduction():
 
 
 def test_short_conditional_is_predicated():
-    k = smsim.compile(k_pred, (np.zeros(N, np.int64), N))
+    k = smsim.compile(k_pred, (np.zeros(N, np.int64), N), compiler="smsim")
     assert not any(ins.opcode == "bra" for ins in k.body)
     assert any(ins.opcode == "st" and ins.guard is not None for ins in k.body)
     out = np.zeros(2, np.int64)
@@ -488,7 +488,7 @@ def k_shared_addr(out):
 
 
 def test_shared_addresses_are_32_bit_and_offsets_fold():
-    k = smsim.compile(k_shared_addr, (np.zeros(128, np.float32),))
+    k = smsim.compile(k_shared_addr, (np.zeros(128, np.float32),), compiler="smsim")
     shared = [ins for ins in k.body if ins.opcode in ("ld", "st") and "shared" in ins.mods]
     assert shared and all(ins.operands[0 if ins.opcode == "st" else 1].base.name.startswith("%r") for ins in shared)
     assert k.registers_per_thread() <= 12

@@ -120,7 +120,7 @@ def test_replay_takes_every_memory_execution_once_and_issues_ptxas_order():
 def test_an_unrolled_loop_issues_its_unrolled_body_once_per_k_iterations():
     n = 64
     a, out = np.ones((32, n), np.float32), np.zeros(32, np.float32)
-    comp, flatten = _compiled(row_sum, (out, a, n))
+    comp, flatten = _compiled(row_sum, (out, a, n), "smsim")
     mp = sass.of(comp)
     ks = [k for blocks in mp.at_start.values() for _, k in blocks]
     assert max(ks) == 4                                  # ptxas unrolls the loop by 4
