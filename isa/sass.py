@@ -446,7 +446,8 @@ class Replay:
     When the warp enters a PTX basic block, the SASS blocks attributed to it (:attr:`Mapping.at_start`)
     are issued in address order, ptxas's schedule (an unrolled copy of ``k`` iterations once per ``k``
     entries). Each SASS memory instruction takes the next execution of its PTX instruction that has not been
-    taken yet, within the iterations its block covers: that execution's addresses are the ones it accesses.
+    taken yet, within the iterations its block covers: that execution's addresses are the ones it accesses
+    (a wide access ptxas merged from neighbouring PTX ones, :attr:`merged`, takes theirs too).
     A PTX memory execution that no SASS instruction took (a remainder iteration of an unrolled loop, say)
     is issued where the PTX executed it, as its first SASS instruction, so that every access the
     functional run made is timed once. Parameter and constant loads (``ld.param``, ``ld.const``: operands
@@ -476,17 +477,41 @@ class Replay:
         from .cfg import basic_blocks
         #: PTX block start -> its constant lookups, as offsets from the start
         self.lookups = {}
-        for b in basic_blocks(kernel):
+        block_of = [0] * n
+        blocks = basic_blocks(kernel)
+        for bi, b in enumerate(blocks):
             offs = tuple(i - b.start for i in range(b.start, b.end) if self.lookup[i])
             if offs:
                 self.lookups[b.start] = offs
+            for i in range(b.start, b.end):
+                block_of[i] = bi
         self.nsass = len(self.sass)
+        #: SASS memory instruction -> (bytes per lane, PTX pcs relative to its own that it also does): ptxas
+        #: merges the accesses of neighbouring PTX loads or stores of one base register into one wider one
+        #: (four ``ld.shared.f32`` at +0..+12 -> one ``LDS.128``)
+        self.merged: dict = {}
+        for i, s in enumerate(self.sass):
+            j = s.ptx
+            if j is None or j >= n or not self.is_mem[j] or s.base not in MEMORY_OPS:
+                continue
+            width, own = _sass_bytes(s), _ptx_bytes(body[j])
+            addr = _address(body[j])
+            if width <= own or addr is None:
+                continue
+            b = blocks[block_of[j]]
+            also = tuple(m - j for m in range(b.start, b.end)
+                         if m != j and self.is_mem[m] and body[m].opcode == body[j].opcode
+                         and space_of(body[m]) == space_of(body[j]) and _same_base(_address(body[m]), addr)
+                         and addr.offset < _address(body[m]).offset < addr.offset + width)
+            if also:
+                self.merged[i] = (width, also)
 
     def stream(self, pcs: Any) -> tuple:
         """``(items, positions)``: the stream a warp that executed ``pcs`` issues, and for each item the
         position in ``pcs`` of the PTX execution whose accesses it makes (-1: none)."""
         n = len(pcs)
         is_mem, at_start, lookups, nsass = self.is_mem, self.at_start, self.lookups, self.nsass
+        merged = self.merged
         sass, first_mem = self.sass, self.first_mem
         positions: dict = {}
         next_same = [n] * n
@@ -549,6 +574,9 @@ class Replay:
                                 q = lst[m]
                                 taken[q] = 1
                                 m += 1
+                                for d in merged.get(i, (0, ()))[1]:
+                                    if 0 <= q + d < n and pcs[q + d] == j + d:
+                                        taken[q + d] = 1
                             ptr[j] = m
                         items.append(i)
                         where.append(q)
@@ -558,6 +586,28 @@ class Replay:
                 items.append(nsass + pc if i is None else i)
                 where.append(p)
         return items, where
+
+
+def _sass_bytes(s: SassIns) -> int:
+    """Bytes per lane a SASS memory instruction accesses (``.64``, ``.128``; else 4)."""
+    mods = s.opcode.split(".")[1:]
+    return 16 if "128" in mods else 8 if "64" in mods else 4
+
+
+def _ptx_bytes(ins: Any) -> int:
+    from . import ptxtypes
+    from .ops.memory import vector_width
+    return ptxtypes.size(ins.type) * vector_width(ins)
+
+
+def _address(ins: Any) -> Any:
+    """The address operand of a PTX load or store (an :class:`isa.program.Addr`), or None."""
+    from .program import Addr
+    return next((o for o in ins.operands if isinstance(o, Addr)), None)
+
+
+def _same_base(a: Any, b: Any) -> bool:
+    return a is not None and b is not None and a.base is not None and str(a.base) == str(b.base)
 
 
 def of(kernel: Any) -> Mapping:

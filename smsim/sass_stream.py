@@ -95,6 +95,8 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
             p = ptx[j]
             info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
             info.latency = p.latency
+            if i in replay.merged:               # one access for neighbouring PTX ones: its width
+                info.nbytes = replay.merged[i][0]
         info.barrier = s.base == "BAR" and "ARV" not in s.opcode
         info.fence = s.base in ("MEMBAR", "FENCE")
         info.branch = s.base in ("BRA", "BRX", "JMP", "JMX", "RET", "CALL")

@@ -147,6 +147,19 @@ def test_sass_instruction_counts_are_near_the_h200s(case_id, hw):
 
 
 @needs_tools
+def test_neighbouring_shared_loads_ptxas_merged_are_one_wide_access():
+    # numba unrolls matmul.tiled32_bt's k loop into ld.shared.f32 at +0, +4, +8, +12; ptxas makes one LDS.128
+    # of each four: one instruction and, for the transposed tile's column, 32 wavefronts for four words
+    c = workloads.get("matmul.tiled32_bt")
+    s = c.setup("test", 0)
+    r = smsim.launch(c.load_kernel(), s.grid, s.block, s.args, shared_bytes=s.shared_bytes, config="h200",
+                     blocks="all", complete=False, compiler="numba", overrides={"scheduler.stream": "sass"})
+    lds = [row for row in r.instructions if row["executed"] and row["text"].startswith("LDS")]
+    assert lds and all(row["text"].startswith("LDS.128") for row in lds)
+    assert r.metrics["smsp__inst_executed.sum"] == pytest.approx(35968, rel=0.05)     # the H200's count
+
+
+@needs_tools
 def test_dependent_fma_chain_takes_ptxas_stall_counts():
     out = np.zeros(1, np.float32)
     r = [smsim.launch(ffma_chain, 1, 1, (out, np.float32(1.0), it), config="h200",
