@@ -17,8 +17,8 @@ Life of a kernel through this module (:func:`of`):
    sets for a variable-latency result, the scoreboards it waits on); both steps are cached on disk, keyed
    by the PTX text (``$SMSIM_CACHE`` or ``~/.cache/smsim``), so a sweep pays them once;
 3. :func:`parse` reads the listing into :class:`SassIns` (address, guard, opcode and modifiers,
-   operands, PTX index, control), the code after the kernel's final self-branch (out-of-line subroutines,
-   such as the slow path of a division) marked ``outlined``;
+   operands, PTX index, control), the code after the kernel's final self-branch or from its first named
+   subroutine on (out-of-line code, such as the slow path of a 64-bit division) marked ``outlined``;
 4. :func:`per_ptx` attributes each SASS instruction to the PTX basic block it runs for (:class:`Mapping`): a
    SASS basic block belongs to the earliest PTX basic block its instructions came from (parameter loads that
    ptxas repeats near their uses aside): code ptxas hoisted goes with the block it now runs in, and a branch
@@ -223,6 +223,8 @@ def parse(text: str, kernel: str | None = None) -> list:
         lab = _LABEL.match(s.strip())
         if lab:
             label = lab.group(1)
+            if label.startswith("$"):          # a named subroutine (``$__internal_0_$__cuda_sm20_div_s64``)
+                outlined = True
             continue
         m = _INS.match(s)
         if not m:
