@@ -62,14 +62,14 @@ EXPECT = {
         "stride 4: 4.0 wavefronts per shared load, 165688", "stride 32: 32.0 wavefronts per shared load, 378661",
         "stride 33: 1.0 wavefronts per shared load, 147262"],
     ("02_shared_memory.md", "sweep reduction"): [
-        "interleaved_divergent h100 64 registers 21.1", "interleaved_bank_conflicts h100 64 warps 10.3",
+        "interleaved_divergent h100 64 registers 19.9", "interleaved_bank_conflicts h100 64 warps 10.3",
         "sequential h100 64 warps 8.6", "first_add h100 64 warps 5.8", "warp_shuffle h100 64 warps 4.5",
         "grid_stride h100 64 registers 4.5"],
     ("02_shared_memory.md", "case.family(\"reduction\")"): [
-        "interleaved_divergent 38890 cycles 0 bank conflicts top stall math_pipe_throttle",
+        "interleaved_divergent 36576 cycles 0 bank conflicts top stall math_pipe_throttle",
         "interleaved_bank_conflicts 17609 cycles 2240 bank conflicts top stall barrier",
         "sequential 14149 cycles 0 bank conflicts top stall barrier",
-        "first_add 8631 cycles", "warp_shuffle 5972 cycles", "grid_stride 6091 cycles"],
+        "first_add 8631 cycles", "warp_shuffle 5972 cycles", "grid_stride 6082 cycles"],
     ("03_latency_hiding.md", "--regs 64"): ["4 blocks/SM, 32 warps (50%), limited by registers"],
     ("03_latency_hiding.md", "--smem 32K"): ["6 blocks/SM, 48 warps (75%), limited by shared"],
     ("03_latency_hiding.md", "warps_per_sm=8..64"): [
