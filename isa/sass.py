@@ -29,8 +29,7 @@ Life of a kernel through this module (:func:`of`):
    unrolled body and its remainder loops, only the most unrolled one, which runs nearly every iteration, is
    counted), and a block in none (set-up and remainder code around an unrolled loop, a loop unrolled whole)
    once per entry into the PTX loop. The result: per PTX block the SASS to issue (:attr:`Mapping.at_start`)
-   and, per PTX instruction, the SASS instructions one execution of it stands for and their pipes
-   (:func:`pipe_of`);
+   and, per PTX instruction, the SASS attributed to it (for ``smsim asm --sass``);
 5. :class:`Replay` turns a warp's PTX execution into the SASS stream it issues (see there).
 
 Rules chosen where the mapping is ambiguous, and what they cost: guards are not evaluated (an early
@@ -48,7 +47,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -300,12 +298,9 @@ def _is_anchor(ins: Any) -> bool:
 # --------------------------------------------------------------------------------------------- mapping
 @dataclass
 class Mapping:
-    """Per PTX instruction (by index), the SASS one execution of it stands for: ``issues[i]`` how many
-    SASS instructions (a float: an unrolled copy counts ``1/k``), ``sass[i]`` which ones (main path only),
-    ``pipes[i]`` their count per pipe; and the whole listing (``listing``, parsed)."""
-    issues: list
+    """Per PTX instruction (by index), the main-path SASS attributed to it (``sass[i]``), and the whole
+    listing (``listing``, parsed)."""
     sass: list
-    pipes: list
     listing: list = field(repr=False, default_factory=list)
     #: PTX block start (pc) -> the SASS to issue when a warp enters that block: ``(indices into listing, in
     #: address order; k)``: issued every ``k``-th entry in an instance of its innermost PTX loop (a block
@@ -316,9 +311,6 @@ class Mapping:
     inner_loop: list = field(repr=False, default_factory=list)
     #: registers per thread ptxas allocated (what the occupancy depends on); None if it did not say
     registers: int | None = None
-
-    def total_static(self) -> int:
-        return sum(1 for s in self.listing if not s.outlined)
 
 
 def _blocks(sass: list) -> list:
@@ -362,9 +354,7 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
     first_of: dict = {}
     for i in range(n - 1, -1, -1):
         first_of[ptx_block[i]] = i
-    issues = [0.0] * n
     members: list = [[] for _ in range(n)]
-    pipes: list = [Counter() for _ in range(n)]
     placed = []                                  # (SASS block, its PTX block, copies of it, a full copy?)
     for blk in _blocks(sass):
         votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n
@@ -417,12 +407,9 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
             x = sass[i]
             p = x.ptx if x.ptx is not None and x.ptx < n and ptx_block[x.ptx] == home else start
             members[p].append(x)
-            if k:
-                issues[p] += 1.0 / k
-                pipes[p][pipe_of(x)] += 1.0 / k
     loops_at = [tuple(j for j, (lo, hi) in enumerate(ploops) if lo <= pc <= hi) for pc in range(n)]
     inner = [-1 if _innermost(ploops, pc) is None else ploops.index(_innermost(ploops, pc)) for pc in range(n)]
-    return Mapping(issues, members, pipes, sass, at_start, loops_at, inner)
+    return Mapping(members, sass, at_start, loops_at, inner)
 
 
 def _loops(edges: list) -> list:
@@ -618,13 +605,3 @@ def of(kernel: Any) -> Mapping:
     mapping = per_ptx(kernel, parse(text, kernel.name))
     mapping.registers = registers_used(text)
     return mapping
-
-
-if __name__ == "__main__":                      # python -m isa.sass FILE.ptx: the listing with PTX
-    from .parser import parse as parse_ptx
-    for k in parse_ptx(open(sys.argv[1]).read()):
-        mp = of(k)
-        for i, ins in enumerate(k.body):
-            print(f"{i:4d} {mp.issues[i]:5.2f}  {ins.text()}")
-            for s in mp.sass[i]:
-                print(f"          {s.text}")

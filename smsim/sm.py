@@ -128,7 +128,7 @@ class SM:
     @staticmethod
     def _exec(info, pipe) -> tuple:
         """A non-memory instruction's (pipe issue interval per slot, result latency, scoreboard reason)."""
-        reason = _LATENCY_REASON.get(info.latency, WAIT)
+        reason = _LATENCY_REASON[info.latency]
         if pipe is None:
             return 0, 0, reason
         return pipe.issue_interval_cycles, pipe.latency_cycles, reason

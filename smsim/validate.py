@@ -110,10 +110,9 @@ def predict(case_id: str, size: str, seed: int = 0, config: Any = "h200", compil
     from .launch import launch
     case = cases.get(case_id)
     s = case.setup(size, seed)
-    kernel = case.load_kernel()
-    return launch(kernel, s.grid, s.block, s.args, shared_bytes=s.shared_bytes, config=config, complete=False,
-                  overrides=None if stream is None else {"scheduler.stream": stream},
-                  compiler="smsim" if hasattr(kernel, "body") else compiler)
+    return launch(case.load_kernel(), s.grid, s.block, s.args, shared_bytes=s.shared_bytes, config=config,
+                  complete=False, overrides=None if stream is None else {"scheduler.stream": stream},
+                  compiler=compiler)
 
 
 def compare(case_id: str, size: str, record: dict, res: Any) -> Row:
