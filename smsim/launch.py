@@ -18,7 +18,6 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-import numpy as np
 
 import isa
 from isa.errors import CompileError, KernelError
@@ -150,16 +149,18 @@ def _compiled(kernel, args, compiler: str = "auto"):
     if cache is None:
         cache = _plain_cache.setdefault(kernel, {})
     if compiler == "numba" or (compiler == "auto" and numba_front.available()):
-        key: tuple = ("numba", args_key(args))
-        if key not in cache:
-            try:
+        key: tuple | None = None
+        try:
+            key = ("numba", numba_front.signature_of(args))
+            if key not in cache:
                 cache[key] = numba_front.compile_kernel(kernel, args)
-            except (CompileError, KernelError, ImportError):
-                if compiler == "numba":
-                    raise
+            if cache[key] is not None:
+                return cache[key]
+        except (CompileError, KernelError, ImportError):
+            if compiler == "numba":
+                raise
+            if key is not None:
                 cache[key] = None             # numba cannot: smsim's compiler, from now on
-        if cache[key] is not None:
-            return cache[key]
     from isa.compiler import compile_kernel, signature_of
     sig = signature_of(args)
     key = ("smsim", sig)
@@ -169,18 +170,6 @@ def _compiled(kernel, args, compiler: str = "auto"):
 
 
 _plain_cache: dict = {}
-
-
-def args_key(args: Sequence) -> tuple:
-    """What numba's compilation of a kernel depends on in its arguments: each array's element type, number
-    of dimensions and contiguity, each scalar's type."""
-    out: list = []
-    for a in args:
-        if isinstance(a, np.ndarray):
-            out.append((a.dtype.str, a.ndim, bool(a.flags.c_contiguous)))
-        else:
-            out.append(type(a).__name__ if not isinstance(a, np.generic) else a.dtype.str)
-    return tuple(out)
 
 
 def launch(kernel: Any, grid: int | tuple, block: int | tuple, args: Sequence = (), shared_bytes: int = 0,
