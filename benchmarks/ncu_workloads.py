@@ -298,6 +298,14 @@ def _match(entries, rows):
     return [r for k, r in enumerate(rows) if k not in used]
 
 
+def provenance(ncu: str, commands: list, missing: list, unmatched: list, t0: float) -> dict:
+    """Where a measurement file came from: this command line and the ncu commands it ran, the GPU, driver, ncu
+    and package versions, the families that could not be measured, the run's seconds since ``t0`` and the ncu
+    rows that matched no case."""
+    return {"command": shlex.join([sys.executable, *sys.argv]), "ncu_commands": commands, **_versions(ncu),
+            "families_missing": missing, "seconds": round(time.time() - t0, 1), "unmatched_rows": unmatched}
+
+
 def _versions(ncu: str) -> dict:
     v = {}
     try:
@@ -447,15 +455,10 @@ def outer(args) -> int:
     out = {
         "description": "Nsight Compute counters of each workload case at its test size, one launch per case "
                        "(benchmarks/ncu_workloads.py)",
-        "command": " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]),
-        "ncu_commands": commands,
         "metrics": list(METRICS),
         "size": args.size, "seed": args.seed,
-        **_versions(args.ncu),
         "families_measured": sorted(chunks),
-        "families_missing": missing,
-        "seconds": round(time.time() - t0, 1),
-        "unmatched_rows": unmatched,
+        **provenance(args.ncu, commands, missing, unmatched, t0),
         "cases": results,
     }
     pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
-import shlex
 import sys
 import time
 
@@ -150,13 +149,8 @@ def main(argv=None) -> int:
         "description": "Nsight Compute measurements of every workload case (benchmarks/validate_hw.py): kernel "
                        "duration, cycles, instructions, memory counters, WarpStateStats and SchedulerStats, "
                        "one launch per case and size",
-        "command": shlex.join([sys.executable, *sys.argv]),
-        "ncu_commands": commands,
         "metrics": list(METRICS), "sections": list(SECTIONS), "sizes": args.sizes.split(","), "seed": args.seed,
-        **nw._versions(args.ncu),
-        "families_missing": missing,
-        "seconds": round(time.time() - t0, 1),
-        "unmatched_rows": unmatched,
+        **nw.provenance(args.ncu, commands, missing, unmatched, t0),
         "runs": runs,
     }
     pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
