@@ -106,11 +106,13 @@ class SassIns:
 
 
 # --------------------------------------------------------------------------------------------- tools
-def _wheel_bin(package: str, tool: str) -> str | None:
+def _wheel_bin(tool: str, *packages: str) -> str | None:
+    """``tool`` as an NVIDIA wheel installs it (``nvidia/<package>/bin/<tool>``), the first of ``packages``
+    that has it."""
     import importlib.util
-    for mod in ("nvidia." + package, "nvidia"):
+    for package in packages:
         try:
-            spec = importlib.util.find_spec(mod)
+            spec = importlib.util.find_spec("nvidia." + package)
         except (ImportError, ValueError):
             continue
         for root in (spec.submodule_search_locations or []) if spec else []:
@@ -121,11 +123,12 @@ def _wheel_bin(package: str, tool: str) -> str | None:
 
 
 def tools() -> tuple | None:
-    """``(ptxas, nvdisasm)`` paths: ``$SMSIM_PTXAS``/``$SMSIM_NVDISASM``, then the NVIDIA wheels, then the
-    PATH; None if either is missing."""
-    ptxas = os.environ.get("SMSIM_PTXAS") or _wheel_bin("cuda_nvcc", "ptxas") or shutil.which("ptxas")
-    nvdisasm = (os.environ.get("SMSIM_NVDISASM") or _wheel_bin("cu13", "nvdisasm")
-                or _wheel_bin("cuda_nvdisasm", "nvdisasm") or shutil.which("nvdisasm"))
+    """``(ptxas, nvdisasm)`` paths: ``$SMSIM_PTXAS``/``$SMSIM_NVDISASM``, then the NVIDIA wheels
+    (``nvidia-cuda-nvcc-cu12``; ``nvidia-cuda-nvdisasm``, which installs under ``cu13``), then the PATH; None if
+    either is missing."""
+    ptxas = os.environ.get("SMSIM_PTXAS") or _wheel_bin("ptxas", "cuda_nvcc") or shutil.which("ptxas")
+    nvdisasm = (os.environ.get("SMSIM_NVDISASM") or _wheel_bin("nvdisasm", "cu13", "cuda_nvdisasm")
+                or shutil.which("nvdisasm"))
     return (ptxas, nvdisasm) if ptxas and nvdisasm else None
 
 
