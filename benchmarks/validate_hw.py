@@ -89,11 +89,12 @@ def _record(entry: dict) -> dict:
 
 
 def merge(paths: list, out: str) -> dict:
-    """One file of several runs' outputs: the first file's header, every command, and each case's latest record
-    (a later file's record of a case and size replaces an earlier one: a re-measurement)."""
+    """One file of several runs' outputs (or of earlier merges): the first file's header, every command, and
+    each case's latest record (a later file's record of a case and size replaces an earlier one: a
+    re-measurement)."""
     data = [json.load(open(p)) for p in paths]
     merged = {k: v for k, v in data[0].items() if k not in ("runs", "ncu_commands", "command", "seconds")}
-    merged["commands"] = [d["command"] for d in data]
+    merged["commands"] = [c for d in data for c in d.get("commands", [d.get("command")])]   # merged files too
     merged["ncu_commands"] = [c for d in data for c in d["ncu_commands"]]
     merged["seconds"] = sum(d["seconds"] for d in data)
     merged["sizes"] = list(dict.fromkeys(s for d in data for s in d["sizes"]))
