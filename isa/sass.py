@@ -350,6 +350,9 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
     ptx_anchors: Counter = Counter()
     anchor = [_is_anchor(ins) for ins in kernel.body]
     lookup = [ins.opcode == "ld" and any(m in ins.mods for m in ("param", "const")) for ins in kernel.body]
+    # a branch's line is what ptxas stamps on code it moved or materialized around it (register zeroing,
+    # BSSY): such SASS says little about where its block runs, so branches vote only where nothing else does
+    weak = [lk or ins.opcode == "bra" for lk, ins in zip(lookup, kernel.body)]
     for b, blk in enumerate(basic_blocks(kernel)):
         for i in range(blk.start, blk.end):
             ptx_block[i] = b
@@ -361,7 +364,10 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
     placed = []                                  # (SASS block, its PTX block, copies of it, a full copy?)
     for blk in _blocks(sass):
         votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n
-                        and not lookup[sass[i].ptx])
+                        and not weak[sass[i].ptx])
+        if not votes:
+            votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n
+                            and not lookup[sass[i].ptx])
         if not votes:
             votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n)
         if not votes:
@@ -466,6 +472,11 @@ class Replay:
                 first_mem.setdefault(s.ptx, i)
         #: PTX memory pc -> the SASS instruction that stands for it when issued alone (None: none maps)
         self.first_mem = first_mem
+        #: SASS index of a predicated ``EXIT`` that ptxas made of a conditional PTX branch -> that branch's pc:
+        #: where the warp's branch was taken, the warp has exited there (nothing after it is issued)
+        self.exit_branch = {i: s.ptx for i, s in enumerate(self.sass)
+                            if s.base == "EXIT" and s.guard and s.ptx is not None and s.ptx < n
+                            and body[s.ptx].opcode == "bra" and body[s.ptx].guard is not None}
         from .cfg import basic_blocks
         #: PTX block start -> its constant lookups, as offsets from the start
         self.lookups = {}
@@ -504,7 +515,7 @@ class Replay:
         n = len(pcs)
         is_mem, at_start, lookups, nsass = self.is_mem, self.at_start, self.lookups, self.nsass
         merged = self.merged
-        sass, first_mem = self.sass, self.first_mem
+        sass, first_mem, exit_branch = self.sass, self.first_mem, self.exit_branch
         positions: dict = {}
         next_same = [n] * n
         last: dict = {}
@@ -572,6 +583,10 @@ class Replay:
                             ptr[j] = m
                         items.append(i)
                         where.append(q)
+                        if i in exit_branch:
+                            b = p + exit_branch[i] - pc        # the branch's execution in this block entry
+                            if b + 1 < n and pcs[b] == exit_branch[i] and pcs[b + 1] != pcs[b] + 1:
+                                return items, where            # taken by the whole warp: it exits here
             if is_mem[pc] and not taken[p]:
                 taken[p] = 1
                 i = first_mem.get(pc)

@@ -147,6 +147,20 @@ def test_sass_instruction_counts_are_near_the_h200s(case_id, hw):
 
 
 @needs_tools
+@pytest.mark.parametrize("case_id,hw", [("streams.empty_128waves", 337925), ("stencil.stencil_1d", 11328),
+                                        ("streams.empty_1wave", 2645), ("ordinary.blur3x3", 233676)])
+def test_whole_grid_sass_counts_within_3_percent_of_the_h200s(case_id, hw):
+    """A predicated EXIT ptxas made of ``if`` ends the warps that took the branch (the empty kernel: 5 SASS
+    instructions a warp, not 6); the halo loads of the 1-D stencil, which ptxas stamped with a branch's line,
+    run only in the warps whose threads load the halo (11120, not 14406)."""
+    c = workloads.get(case_id)
+    s = c.setup("test", 0)
+    r = smsim.launch(c.load_kernel(), s.grid, s.block, s.args, shared_bytes=s.shared_bytes, config="h200",
+                     blocks="all", complete=False, compiler="numba", overrides={"scheduler.stream": "sass"})
+    assert r.metrics["smsp__inst_executed.sum"] == pytest.approx(hw, rel=0.03)
+
+
+@needs_tools
 def test_neighbouring_shared_loads_ptxas_merged_are_one_wide_access():
     # numba unrolls matmul.tiled32_bt's k loop into ld.shared.f32 at +0, +4, +8, +12; ptxas makes one LDS.128
     # of each four: one instruction and, for the transposed tile's column, 32 wavefronts for four words
