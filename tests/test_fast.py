@@ -8,7 +8,7 @@ from isa.memory import GLOBAL_BASE
 from smsim import config
 from smsim.fast import (HIT, MISS, PENDING, SectorCache, atomic_wavefronts, atomic_wavefronts_np, lines_of,
                         lines_of_np, sectors, sectors_np, wavefronts, wavefronts_np)
-from smsim.fast.cache import seed_state
+from smsim.fast.cache import seed_state, set_of
 
 LANES = np.arange(32, dtype=np.int64)
 
@@ -142,7 +142,7 @@ class RefCache:
         self.events, self.rng = 0, seed_state(seed)
 
     def _find(self, line):
-        ways = self.ways[line % self.nsets]
+        ways = self.ways[set_of(line, self.nsets)]
         return next((w for w in ways if w is not None and w[0] == line), None)
 
     def _touch(self, way):
@@ -176,7 +176,7 @@ class RefCache:
             line = s // self.spl
             way = self._find(line)
             if way is None:
-                ways = self.ways[line % self.nsets]
+                ways = self.ways[set_of(line, self.nsets)]
                 if None in ways:
                     i = ways.index(None)
                 elif self.policy == "random":
@@ -196,27 +196,57 @@ def line_sectors(line, spl=4):
     return np.arange(line * spl, (line + 1) * spl, dtype=np.int64)
 
 
+def lines_in_set(c: SectorCache, line: int, n: int) -> list:
+    """The first ``n`` lines (``line`` first) that share ``line``'s set: one in each later run of ``sets``
+    lines (each run fills every set once, shifted: the start of run ``k`` is in set ``set_of(k * sets)``)."""
+    want, sets = set_of(line, c.sets), c.sets
+    out = [line]
+    k = line // sets + 1
+    while len(out) < n:
+        x = k * sets + (want - set_of(k * sets, sets)) % sets
+        assert set_of(x, sets) == want
+        out.append(x)
+        k += 1
+    return out
+
+
+def line_elsewhere(c: SectorCache, line: int) -> int:
+    """The first line after ``line`` in another set."""
+    return next(x for x in range(line + 1, line + 1000) if set_of(x, c.sets) != set_of(line, c.sets))
+
+
+def test_sets_are_hashed_so_power_of_two_strides_spread():
+    c = SectorCache(256 * 1024, 128, 32, 4)                     # 512 sets
+    assert all(0 <= set_of(x, c.sets) < c.sets for x in range(5000))
+    rows = [r * 128 for r in range(32)]                         # 32 rows of 4096 floats: 16 KB apart
+    assert len({set_of(x, c.sets) for x in rows}) >= 28         # modulo would put them in 4 sets
+    for x in rows:
+        c.fill(line_sectors(x), 0.0)
+    assert c.contains(np.concatenate([line_sectors(x) for x in rows])).all()
+
+
 def test_direct_mapped_conflict():
     c = SectorCache(4 * 128, 128, 32, 1)
     assert c.sets == 4 and c.assoc == 1 and c.size_bytes == 512
+    other, same = line_elsewhere(c, 0), lines_in_set(c, 0, 2)[1]
     assert c.fill(line_sectors(0), 0.0) == 0
-    assert c.fill(line_sectors(1), 0.0) == 0                    # another set
-    assert c.fill(line_sectors(4), 0.0) == 1                    # line 4 maps to set 0: evicts line 0
+    assert c.fill(line_sectors(other), 0.0) == 0                # another set
+    assert c.fill(line_sectors(same), 0.0) == 1                 # line 0's set: evicts line 0
     assert list(c.lookup(line_sectors(0), 1.0)[0]) == [MISS] * 4
-    assert list(c.lookup(line_sectors(4), 1.0)[0]) == [HIT] * 4
-    assert c.contains(line_sectors(1)).all()
+    assert list(c.lookup(line_sectors(same), 1.0)[0]) == [HIT] * 4
+    assert c.contains(line_sectors(other)).all()
 
 
 @pytest.mark.parametrize("assoc", [2, 4])
 def test_set_associative_conflict(assoc):
     c = SectorCache(2 * assoc * 128, 128, 32, assoc)            # two sets
-    lines = [2 * k for k in range(assoc + 1)]                   # all in set 0
+    lines = lines_in_set(c, 0, assoc + 1)                       # all in line 0's set
     assert sum(c.fill(line_sectors(ln), 0.0) for ln in lines[:assoc]) == 0     # empty ways first
     assert all(c.contains(line_sectors(ln)).all() for ln in lines[:assoc])
     assert c.fill(line_sectors(lines[assoc]), 0.0) == 1
     present = [bool(c.contains(line_sectors(ln)).all()) for ln in lines]
     assert present == [False] + [True] * assoc                  # the oldest (least recently used) left
-    assert c.fill(line_sectors(1), 0.0) == 0                    # set 1 untouched
+    assert c.fill(line_sectors(line_elsewhere(c, 0)), 0.0) == 0     # the other set untouched
 
 
 @pytest.mark.parametrize("policy,survivor,victim", [("lru", 0, 1), ("fifo", 1, 0)])
@@ -266,8 +296,8 @@ def test_sector_granularity():
     assert c.fill(np.array([2], np.int64), 5.0) == 0            # the line is there: no allocation
     assert list(c.contains(line_sectors(0))) == [False, True, True, False]
     # an evicted line loses every sector; refilling one sector brings back only that one
-    c.fill(line_sectors(4), 0.0)
-    c.fill(line_sectors(8), 0.0)                                # set 0 of 4: evicts line 0
+    for x in lines_in_set(c, 0, 3)[1:]:                         # 2 ways: the second evicts line 0
+        c.fill(line_sectors(x), 0.0)
     c.fill(np.array([3], np.int64), 0.0)
     assert list(c.contains(line_sectors(0))) == [False, False, False, True]
 
@@ -329,13 +359,13 @@ def test_random_policy_deterministic_per_seed():
     assert first == a[0]
 
 
-def test_from_h200_spec_sets_by_modulo():
+def test_from_h200_spec_sets_hashed():
     cfg = config.load("h200")
     l1, l2 = SectorCache.from_spec(cfg.l1), SectorCache.from_spec(cfg.l2)
     assert l1.sets == cfg.l1.size_bytes // (cfg.l1.line_bytes * cfg.l1.assoc)
     assert l2.sets == 30720 and l2.sectors_per_line == 4       # 60 MiB / (128 B x 16): not a power of two
     spl = l2.sectors_per_line
-    lines = [k * l2.sets for k in range(l2.assoc + 1)]          # all in set 0
+    lines = lines_in_set(l2, 0, l2.assoc + 1)                   # all in line 0's set
     evicted = [l2.fill(np.array([ln * spl], np.int64), 0.0) for ln in lines]
     assert evicted == [0] * l2.assoc + [1]
     present = l2.contains(np.array(lines, np.int64) * spl)
