@@ -125,6 +125,9 @@ class L2Spec:
     slice_bytes: int                  # consecutive bytes that map to one slice
     atomic_op_cycles: float           # one slice's atomic unit: cycles per sector operation
     model: str = "write_through"      # a name in smsim.registry.L2_MODELS
+    dirty_bytes: int = 0              # write_back: dirty data L2 keeps (0: all of it) before writing back
+    partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
+    partial_write_cycles: float = 0.0  # a slice's unit merging a sector written in part (0: free)
 
 
 @dataclass(frozen=True)
@@ -293,7 +296,8 @@ def _value(t, v, key: str, source: str):
 
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
-           "blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles"}
+           "blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles", "dirty_bytes", "partial_bytes",
+           "partial_write_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

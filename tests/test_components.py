@@ -714,6 +714,42 @@ def test_stores_count_the_sectors_they_write_in_part():
     assert l2.metrics(100.0)["smsim.l2.partial_sector_writes"] == 8
 
 
+def test_l2_completes_a_partly_written_sector_from_dram_only_when_it_leaves_still_partial():
+    hbm = _dram()
+    l2 = L2(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)      # one set of 8 lines of 4 sectors
+    half = np.array([16])
+    l2.write(_sectors(0), 0.0, half)                 # line 0, sector 0: half written, L2 did not hold it
+    l2.write(_sectors(1), 1.0, half)                 # sector 1: half ...
+    l2.write(_sectors(1), 2.0, half)                 # ... and the other half: whole, nothing to complete
+    assert hbm.bytes_read == 0 and hbm.bytes_write == 3 * 32      # written through at once
+    l2.write(_sectors(2), 3.0, np.array([32]))       # a whole sector: nothing to complete
+    l2.read(_sectors(4, 5), 4.0)                     # line 1
+    l2.write(_sectors(5), 5.0, half)                 # held by L2 (the read brought it): nothing owed
+    assert hbm.bytes_read == 64
+    for line in range(2, 9):                         # 7 more lines: line 0 (least recently used) leaves
+        l2.read(_sectors(4 * line), 10.0 + line)
+    assert hbm.bytes_read == 64 + 7 * 32 + 32        # ... and its half-written sector 0 is read
+    m = l2.metrics(100.0)
+    assert m["smsim.l2.partial_sector_writes"] == 4 and m["smsim.l2.partial_sectors_completed"] == 1
+
+
+def test_l2_keeps_at_most_partial_bytes_of_partly_written_sectors_the_oldest_completed_first():
+    spec = dataclasses.replace(TINY.l2, partial_bytes=64)            # two sectors (of the whole L2)
+    hbm = _dram()
+    l2 = L2(spec, spec.size_bytes, BandwidthQueue(64.0), hbm, seed=0)
+    half = np.array([16])
+    l2.write(_sectors(0), 0.0, half)
+    l2.write(_sectors(4), 1.0, half)
+    assert hbm.bytes_read == 0                       # two kept
+    l2.write(_sectors(8), 2.0, half)                 # a third: the oldest (line 0) is completed now
+    assert hbm.bytes_read == 32 and l2.partial_filled == 1
+    l2.write(_sectors(4), 3.0, half)                 # line 1's sector written whole: no longer owed
+    l2.write(_sectors(12), 4.0, half)
+    assert hbm.bytes_read == 32 and l2.n_partial == 2
+    with pytest.raises(ConfigError, match="l2.partial_bytes"):
+        load("tiny", {"l2.partial_bytes": -1})
+
+
 def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():
     from smsim.mem.l2_write_back import WriteBackL2
     assert L2_MODELS.get("write_back") is WriteBackL2
@@ -734,3 +770,17 @@ def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():
     assert m["smsim.l2.partial_sector_writes"] == 1 and m["smsim.l2.dirty_sectors_at_end"] == 8
     l2.read(_sectors(64), 60.0)                      # a read miss evicts too: line 1's one dirty sector
     assert hbm.bytes_write == 3 * 32
+
+
+def test_write_back_l2_writes_back_its_oldest_dirty_lines_past_dirty_bytes():
+    from smsim.mem.l2_write_back import WriteBackL2
+    spec = dataclasses.replace(TINY.l2, dirty_bytes=96)              # three sectors dirty at most
+    hbm = _dram()
+    l2 = WriteBackL2(spec, spec.size_bytes, BandwidthQueue(64.0), hbm, seed=0)
+    full = np.array([32, 32])
+    l2.write(_sectors(0, 1), 0.0, full)              # line 0: two dirty sectors
+    l2.write(_sectors(4), 1.0, full[:1])             # line 1: three dirty in all
+    assert hbm.bytes_write == 0
+    l2.write(_sectors(8), 2.0, full[:1])             # a fourth: line 0, the oldest, is written back
+    assert hbm.bytes_write == 64 and l2.n_dirty == 2
+    assert l2.metrics(10.0)["smsim.l2.dirty_sectors_at_end"] == 2

@@ -8,9 +8,13 @@ counters): hits return after ``hit_latency_cycles``; a sector another request al
 with that fill; misses go to DRAM, whole DRAM accesses at a time (``dram.access_bytes``: the neighbouring
 sectors come along and are filled too), and are filled with their arrival cycle. Stores are
 write-allocate (a written sector is valid in L2) and are written on to DRAM at once (``dram__bytes_write``),
-which takes bandwidth but holds nobody up; they count the sectors they write only in part
-(``smsim.l2.partial_sector_writes``). :class:`smsim.mem.l2_write_back.WriteBackL2` writes back on
-eviction instead.
+which takes bandwidth but holds nobody up. A sector a store writes only in part
+(``smsim.l2.partial_sector_writes``) that L2 did not hold is read from DRAM, that one sector, when its line
+leaves L2 still not written whole (``smsim.l2.partial_sectors_completed``), as the H200's write-back L2
+completes it for HBM3e's sector-wide ECC: scattered 4-byte stores into 64 MB read 32 bytes from DRAM per
+sector they touch (``streams.store_stride8``, ``ordinary.scale_stride16``), into 512 KB none (it stays in
+L2), and two stores that fill a sector between them (``ordinary.branchy``) read nothing.
+:class:`smsim.mem.l2_write_back.WriteBackL2` also keeps the written data in L2 until eviction.
 
 Atomics (and reductions) are performed at L2, by the atomic unit of the slice that holds the sector
 (``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's
@@ -51,6 +55,13 @@ class L2:
         self.sectors_read = self.sectors_read_hit = self.sectors_write = self.sectors_atomic = 0
         self.atomic_ops = 0
         self.partial_writes = 0           # sectors a store writes in part
+        self.partial_filled = 0           # of those, read from DRAM to complete them when they left L2
+        self.partial: dict = {}           # line -> {sector in it: bytes written} of sectors written in part
+        self.n_partial = 0                # sectors in it, at most partial_limit (this SM's share)
+        sb = spec.sector_bytes
+        self.merge_free = 0.0             # cycle the slices have merged this SM's partial writes so far
+        self.partial_limit = max(1, spec.partial_bytes * self.size_bytes // spec.size_bytes // sb) \
+            if spec.partial_bytes else 1 << 62
 
     def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
         """Arrival cycle of each of ``sectors`` requested at ``t``."""
@@ -81,9 +92,14 @@ class L2:
         return (np.unique(sectors // per * per)[:, None] + np.arange(per)).ravel() if per > 1 else sectors
 
     def _fill(self, sectors: np.ndarray, ready: float, now: float) -> None:
-        """Allocate ``sectors``, their data there at ``ready``, deciding at ``now`` (a write-back L2 also
-        writes back what this evicts, then)."""
-        self.cache.fill(sectors, ready)
+        """Allocate ``sectors``, their data there at ``ready``, deciding at ``now``; what this evicts leaves
+        at ``now`` (:meth:`_evicted`; a write-back L2 also writes its dirty sectors back then)."""
+        if self.partial:
+            evicted = self.cache.fill_evicting(sectors, ready)
+            if len(evicted):
+                self._evicted(evicted, now)
+        else:
+            self.cache.fill(sectors, ready)
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each, counted as
@@ -91,22 +107,36 @@ class L2:
         spec = self.spec
         _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
         self.sectors_write += len(sectors)
-        if written is not None:
-            self.partial_writes += int((written < spec.sector_bytes).sum())
-        self.cache.fill(sectors, done)
+        merged = self._merge_partial(sectors, written, done)
+        self._complete_partial(sectors, written, done)
+        self._fill(sectors, done, t)
         self.dram.write(sectors, done)
-        return done + spec.hit_latency_cycles
+        return max(done, merged) + spec.hit_latency_cycles
 
-    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray) -> float:
-        """A global atomic on ``sectors`` (``ops``: the operations each needs in turn) arriving at ``t``,
-        performed by the slices' atomic units: the cycle its results are back."""
-        ready = self.read(sectors, t)
-        self.sectors_atomic += len(sectors)
-        self.atomic_ops += int(ops.sum())
+    def _merge_partial(self, sectors: np.ndarray, written: np.ndarray | None, t: float) -> float:
+        """The slices merge the bytes of each sector written only in part into the sector they hold (a
+        read-modify-write inside the slice, for its ECC), ``partial_write_cycles`` of a slice each. The
+        ``slices`` slices do that for all ``busy`` SMs alike, so this SM's merges are served one after
+        another at ``slices / busy`` per ``partial_write_cycles``: the cycle the last of them is done (``t``
+        if there are none)."""
+        spec = self.spec
+        if written is None or not spec.partial_write_cycles:
+            return t
+        n = int((written < spec.sector_bytes).sum())
+        if not n:
+            return t
+        start = t if t > self.merge_free else self.merge_free
+        self.merge_free = start + n * spec.partial_write_cycles * self.busy / spec.slices
+        return self.merge_free
+
+    def _on_units(self, sectors: np.ndarray, ready: np.ndarray, ops: np.ndarray, op: float) -> float:
+        """``ops[i]`` operations of ``op`` cycles on sector ``i``'s slice unit from ``ready[i]``, one after
+        another; a unit is shared by the ``busy`` SMs alike, so it is free again ``busy`` times later than
+        this SM's own operations need: the cycle the last is done."""
         spec = self.spec
         per_chunk = spec.slice_bytes // spec.sector_bytes
-        op, share = spec.atomic_op_cycles, spec.atomic_op_cycles * self.busy
-        done = t
+        share = op * self.busy
+        done = float(ready.min()) if len(ready) else 0.0
         free = self.unit_free
         for chunk, r, n in zip((sectors // per_chunk).tolist(), ready.tolist(), ops.tolist()):
             unit = (chunk * 2654435761 & 0xFFFFFFFF) % spec.slices        # a hash spreads chunks over slices
@@ -115,6 +145,57 @@ class L2:
             if start + n * op > done:
                 done = start + n * op
         return done
+
+    def _complete_partial(self, sectors: np.ndarray, written: np.ndarray | None, t: float) -> None:
+        """Count the sectors a store writes only in part, and remember the bytes written into those L2 did
+        not hold whole: when such a sector's line leaves L2 still short of a whole sector, it is read from
+        DRAM to complete it (:meth:`_evicted`). Later stores that cover the rest complete it for free."""
+        if written is None:
+            return
+        sb = self.spec.sector_bytes
+        part = written < sb
+        n = int(part.sum())
+        if n:
+            self.partial_writes += n
+        pending = self.partial
+        if not n and not pending:
+            return
+        held = self.cache.contains(sectors)
+        spl = self.cache.sectors_per_line
+        for s, w, h in zip(sectors.tolist(), written.tolist(), held.tolist()):
+            line, k = divmod(s, spl)
+            got = pending.get(line)
+            if got is not None and k in got:
+                got[k] += w
+                if got[k] >= sb:
+                    del got[k]
+                    self.n_partial -= 1
+                    if not got:
+                        del pending[line]
+            elif w < sb and not h:
+                pending.setdefault(line, {})[k] = w
+                self.n_partial += 1
+        while self.n_partial > self.partial_limit:          # the oldest are completed first
+            self._evicted(np.array([next(iter(pending))], np.int64), t)
+
+    def _evicted(self, lines: np.ndarray, t: float) -> None:
+        """``lines`` left L2 at ``t``: complete their sectors still written only in part with a DRAM read
+        of each (the sector alone: HBM3e's ECC covers whole 32-byte sectors)."""
+        spl = self.cache.sectors_per_line
+        for line in lines.tolist():
+            got = self.partial.pop(line, None)
+            if got:
+                self.n_partial -= len(got)
+                self.partial_filled += len(got)
+                self.dram.read(np.array([line * spl + k for k in got], np.int64), t)
+
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray) -> float:
+        """A global atomic on ``sectors`` (``ops``: the operations each needs in turn) arriving at ``t``,
+        performed by the slices' atomic units: the cycle its results are back."""
+        ready = self.read(sectors, t)
+        self.sectors_atomic += len(sectors)
+        self.atomic_ops += int(ops.sum())
+        return max(t, self._on_units(sectors, ready, ops, self.spec.atomic_op_cycles))
 
     def metrics(self, cycles: float) -> dict:
         """``lts__t_sectors_srcunit_tex_*`` (reads, read hits, writes, atomics), the read hit rate and the
@@ -126,6 +207,7 @@ class L2:
                 "lts__t_sectors_srcunit_tex_op_atom.sum": self.sectors_atomic,
                 "smsim.l2.atomic_ops": self.atomic_ops,
                 "smsim.l2.partial_sector_writes": self.partial_writes,
+                "smsim.l2.partial_sectors_completed": self.partial_filled,
                 "lts__t_sector_op_read_hit_rate.pct": 100.0 * (hit / read if read else 0.0),
                 "smsim.l2.size_bytes_seen": self.size_bytes,
                 **level_metrics("l2", (read + self.sectors_write) * self.spec.sector_bytes, self.port.rate)}

@@ -29,7 +29,10 @@ class WriteBackL2(L2):
     def __init__(self, spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int = 0,
                  busy: int = 1):
         super().__init__(spec, size_bytes, port, dram, seed, busy)
-        self.dirty: dict = {}             # line -> {sector within the line: bytes written so far}
+        self.dirty: dict = {}             # line -> {sector within the line: bytes written so far}, oldest first
+        self.n_dirty = 0                  # dirty sectors
+        limit = spec.dirty_bytes * self.size_bytes // spec.size_bytes if spec.dirty_bytes else self.size_bytes
+        self.dirty_limit = max(1, limit // spec.sector_bytes)     # this SM's share, in sectors
         self.written_back = 0             # dirty sectors written to DRAM
         self.completed = 0                # of those, read from DRAM first (written in part)
 
@@ -43,15 +46,26 @@ class WriteBackL2(L2):
         if written is None:
             written = np.full(len(sectors), sb, np.int64)
         self.partial_writes += int((written < sb).sum())
+        merged = self._merge_partial(sectors, written, done)
         held = self.cache.contains(sectors)
         self._fill(sectors, done, t)
         spl = self.cache.sectors_per_line
         for s, w, h in zip(sectors.tolist(), written.tolist(), held.tolist()):
             line = self.dirty.setdefault(s // spl, {})
             k = s % spl
+            if k not in line:
+                self.n_dirty += 1
             before = line.get(k, sb if h else 0)
             line[k] = min(before + w, sb)
-        return done + spec.hit_latency_cycles
+        if self.n_dirty > self.dirty_limit:
+            self._clean(t)
+        return max(done, merged) + spec.hit_latency_cycles
+
+    def _clean(self, t: float) -> None:
+        """Write back the oldest dirty lines until no more than ``dirty_bytes`` (this SM's share) are dirty."""
+        while self.n_dirty > self.dirty_limit:
+            oldest = next(iter(self.dirty))
+            self._write_back(np.array([oldest], np.int64), t)
 
     def _fill(self, sectors: np.ndarray, ready: float, now: float) -> None:
         evicted = self.cache.fill_evicting(sectors, ready)
@@ -65,6 +79,7 @@ class WriteBackL2(L2):
             sectors_written = self.dirty.pop(line, None)
             if not sectors_written:
                 continue
+            self.n_dirty -= len(sectors_written)
             partial = np.array([line * spl + k for k, b in sectors_written.items() if b < sb], np.int64)
             if len(partial):
                 self.completed += len(partial)
