@@ -3,13 +3,14 @@
 Life of a store: L1 writes a store's sectors through to L2 (:meth:`WriteBackL2.write`), which allocates them
 as the write-through model does, but writes nothing to DRAM: each sector becomes dirty, with the bytes
 written into it so far (a sector L2 already held is complete, whatever the store covers). Life of a dirty
-sector: when a fill (a read miss, a store, an atomic) evicts its line, the line's dirty sectors are written
-to DRAM (``dram__bytes_write``); one that was only written in part is first read from DRAM, the sector
+sector: when a fill (a read miss, a store, an atomic) evicts its line, or when more than ``l2.dirty_bytes``
+(this SM's share; 0: no limit) are dirty and its line is the oldest dirtied, the line's dirty sectors are
+written to DRAM (``dram__bytes_write``); one that was only written in part is first read from DRAM, the sector
 alone, to complete it (HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32
 bytes per partly written sector, 73.5 MB for 8 MB of input). What is still dirty when the kernel ends is
 not written during the kernel, as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on an H200; a
-test-size one, none). Everything else (reads, atomics, the DRAM access granularity) is
-:class:`smsim.mem.l2.L2`'s.
+test-size one, none). Everything else (reads, atomics, the slices' merging of partial writes, the DRAM
+access granularity) is :class:`smsim.mem.l2.L2`'s.
 """
 from __future__ import annotations
 
