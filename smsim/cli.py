@@ -102,8 +102,9 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--data", help="the hardware data (default docs/hardware/validate_hw.json)")
     val.add_argument("--compiler", choices=("auto", "smsim", "numba"), default="auto",
                      help="front end for the Python kernels (numba: numba-cuda's NVVM, as the H200 ran them)")
-    val.add_argument("--stream", choices=("auto", "sass", "ptx"),
-                     help="what the schedulers issue (scheduler.stream; default: the config's)")
+    val.add_argument("--stream", choices=("auto", "sass", "ptx", "both"),
+                     help="what the schedulers issue (scheduler.stream; default: the config's); both: the SASS "
+                          "and the PTX stream side by side")
     val.add_argument("--json", metavar="PATH", help="write the rows and the summary as JSON")
     val.add_argument("--quiet", action="store_true", help="no progress bar")
 

@@ -369,12 +369,16 @@ def validate_cmd(args: argparse.Namespace) -> int:
     total = sum(1 for s in sizes for c in data["runs"][s] if only(c))
     if not total:
         raise runner.UsageError("no measured case matches --family/--case")
-    bar = _bar(total, args.quiet, "case", "validate")
-    rows = validate.rows(data, sizes, only, args.config, progress=lambda _label: bar.update(1),
-                         compiler=args.compiler, stream=args.stream)
+    streams = ("sass", "ptx") if args.stream == "both" else (args.stream,)
+    bar = _bar(total * len(streams), args.quiet, "case", "validate")
+    runs = [validate.rows(data, sizes, only, args.config, progress=lambda _label: bar.update(1),
+                          compiler=args.compiler, stream=stream) for stream in streams]
     bar.close()
+    rows = runs[0]
     summary = validate.summary(rows)
     print(validate.render(rows, summary))
+    if len(runs) == 2:
+        print("\n" + validate.render_streams(*runs))
     if args.json:
         with open(args.json, "w") as f:
             f.write(validate.to_json(rows, summary))

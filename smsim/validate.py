@@ -22,8 +22,9 @@ instructions. :func:`summary` reduces the rows to the figures of the issue that 
   move at least 1 MB), and the share of cases whose issued instructions (``smsp__inst_executed``) are within
   5% of the SASS the H200 ran.
 
-:func:`render` prints the table and the summary (``smsim validate``); the test suite pins the summary at
-the test size so that a model change that worsens it fails.
+:func:`render` prints the table and the summary (``smsim validate``), :func:`render_streams` the SASS and
+the PTX streams side by side (``--stream both``); the test suite pins the summary at the test size so that
+a model change that worsens it fails.
 """
 from __future__ import annotations
 
@@ -221,6 +222,26 @@ def render(rows_: list, summ: dict) -> str:
                   f"top stall right {100 * s['top_stall_right']:.0f}%, mean stall distance "
                   f"{s['stall_distance_mean']:.2f}; DRAM bytes MAPE {s['dram_bytes_mape_pct']:.1f}%; "
                   f"instructions within 5% {100 * s['instructions_within_5pct']:.0f}%"]
+    return "\n".join(lines)
+
+
+def render_streams(sass_rows: list, ptx_rows: list) -> str:
+    """The same cases timed on the SASS stream and on the PTX stream, side by side: duration and issued
+    instructions against the H200's, then each stream's summary."""
+    ptx = {(r.case, r.size): r for r in ptx_rows}
+    lines = [f"{'case':38s} {'size':5s} {'hw us':>9s} {'sass us':>9s} {'ptx us':>9s} {'hw inst':>11s} "
+             f"{'sass inst':>11s} {'ptx inst':>11s}"]
+    for r in sass_rows:
+        p = ptx.get((r.case, r.size))
+        if p is None:
+            continue
+        lines.append(f"{r.case:38s} {r.size:5s} {r.hw_ns / 1e3:9.2f} {r.sim_ns / 1e3:9.2f} {p.sim_ns / 1e3:9.2f} "
+                     f"{r.hw_inst:11.0f} {r.sim_inst:11.0f} {p.sim_inst:11.0f}")
+    for name, rs in (("sass", sass_rows), ("ptx", ptx_rows)):
+        s = summary(rs)
+        lines.append(f"{name:4s} stream: duration MAPE {s['duration_mape_pct']:.1f}%, {100 * s['within_10pct']:.0f}% "
+                     f"within 10%, variant-ratio MAPE {s['variant_ratio_mape_pct']:.1f}%, instructions within 5% "
+                     f"{100 * s['instructions_within_5pct']:.0f}%")
     return "\n".join(lines)
 
 

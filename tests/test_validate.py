@@ -105,3 +105,14 @@ def test_the_command_validates_a_family_and_rejects_unknown_sizes(capsys):
     assert "vector.vec_add" in out and "summary over 2 cases: duration MAPE" in out
     assert main(["validate", "--sizes", "huge"]) == 2
     assert "no measurements at size 'huge'" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not sass.available(), reason="ptxas/nvdisasm not installed (smsim[sass])")
+def test_both_streams_side_by_side(capsys):
+    assert main(["validate", "--family", "vector", "--stream", "both", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "sass us" in out and "ptx us" in out
+    assert "sass stream: duration MAPE" in out and "ptx  stream: duration MAPE" in out
+    row = next(line for line in out.splitlines() if line.startswith("vector.vec_add") and len(line.split()) == 8)
+    hw_us, sass_us, ptx_us = (float(x) for x in row.split()[2:5])
+    assert hw_us > 0 and sass_us > 0 and ptx_us > 0
