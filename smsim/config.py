@@ -141,6 +141,7 @@ class DramSpec:
     utilization_window_cycles: int    # time constant of the utilization estimate
     access_bytes: int                 # bytes one DRAM read moves (a missed sector brings its neighbours)
     model: str = "hbm"                # a name in smsim.registry.DRAM_MODELS
+    write_turnaround: float = 0.0     # a written byte holds the bus 1 + this times as long as a read one
 
 
 @dataclass(frozen=True)
@@ -297,7 +298,7 @@ def _value(t, v, key: str, source: str):
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles", "dirty_bytes", "partial_bytes",
-           "partial_write_cycles"}
+           "partial_write_cycles", "write_turnaround"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

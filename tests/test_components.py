@@ -58,6 +58,16 @@ def _dram(rate: float = 32.0, **changes) -> Dram:
     return Dram(spec, BandwidthQueue(rate), 32)
 
 
+def test_dram_writes_hold_the_bus_longer_by_the_write_turnaround():
+    d = _dram(write_turnaround=0.5)
+    d.write(_sectors(0, 1), 0.0)                     # 64 B written: 64 x 1.5 / 32 = 3 cycles of the bus
+    assert d.queue.free == pytest.approx(3.0) and d.bytes_write == 64
+    assert d.read(_sectors(64), 0.0) == pytest.approx(3 + 1 + 50)    # a read behind it: 32 B, row miss
+    plain = _dram()
+    plain.write(_sectors(0, 1), 0.0)
+    assert plain.queue.free == pytest.approx(2.0)
+
+
 def test_dram_read_is_queue_done_plus_row_hit_or_miss_latency():
     # tiny: latency 50 (row miss), row hit 20, rows of 1024 B = 32 sectors, open for 50 cycles; 32 B/cycle
     d = _dram()
@@ -770,6 +780,23 @@ def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():
     assert m["smsim.l2.partial_sector_writes"] == 1 and m["smsim.l2.dirty_sectors_at_end"] == 8
     l2.read(_sectors(64), 60.0)                      # a read miss evicts too: line 1's one dirty sector
     assert hbm.bytes_write == 3 * 32
+
+
+def test_write_back_l2_writes_back_lines_with_partial_sectors_past_partial_bytes():
+    from smsim.mem.l2_write_back import WriteBackL2
+    spec = dataclasses.replace(TINY.l2, partial_bytes=64)            # two partly written sectors at most
+    hbm = _dram()
+    l2 = WriteBackL2(spec, spec.size_bytes, BandwidthQueue(64.0), hbm, seed=0)
+    half, full = np.array([16]), np.array([32])
+    l2.write(_sectors(0), 0.0, half)
+    l2.write(_sectors(4), 1.0, full)                 # whole sectors do not count
+    l2.write(_sectors(8), 2.0, half)
+    assert hbm.bytes_write == 0
+    l2.write(_sectors(12), 3.0, half)                # a third partial one: line 0 (the oldest) goes back,
+    assert hbm.bytes_read == 32 and hbm.bytes_write == 32            # completed from DRAM first
+    l2.write(_sectors(8), 4.0, half)                 # line 2's sector now whole: one partial left
+    l2.write(_sectors(16), 5.0, half)
+    assert hbm.bytes_write == 32 and l2.n_part == 2
 
 
 def test_write_back_l2_writes_back_its_oldest_dirty_lines_past_dirty_bytes():

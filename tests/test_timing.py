@@ -227,7 +227,8 @@ def test_sector_size_from_the_config_is_honoured_at_every_level():
     for sb in (32, 64):
         out = np.zeros(n, np.float32)
         runs[sb] = smsim.launch(copy, n // 256, 256, (out, inp, n), config="h100", blocks="all",
-                                overrides={"l1.sector_bytes": sb, "l2.sector_bytes": sb})
+                                overrides={"l1.sector_bytes": sb, "l2.sector_bytes": sb,
+                                           "l2.model": "write_through"})     # every store byte to DRAM
         np.testing.assert_array_equal(out, inp)
     for sb, res in runs.items():
         m = res.metrics

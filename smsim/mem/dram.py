@@ -10,7 +10,10 @@ recent utilization of the share (the transfer time it was asked for, decaying wi
 ``utilization_window_cycles``; at most 1). Without it a deterministic queue serves every byte at the
 unloaded latency until the share saturates, and reaches the plateau with too few bytes in flight. The
 data arrives at ``start + latency + transfer time``. Reads and writes are counted in bytes
-(``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them. A read
+(``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them, each
+written byte holding the bus ``1 + write_turnaround`` times as long as a read one (HBM turns the bus around
+between reads and writes: on an H200 a read+write stream moves about 3.2-3.5 TB/s where reads alone reach
+4.4). A read
 moves ``access_bytes`` at a time: L2 asks for every sector of the accesses its misses fall in
 (:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector costs 64 bytes on an H200.
 Registered as ``dram.model = "hbm"``.
@@ -52,9 +55,10 @@ class Dram:
         """Write ``sectors`` at ``t``: bandwidth and row state, no waiting."""
         nbytes = len(sectors) * self.sector_bytes
         self.bytes_write += nbytes
-        start, _ = self.queue.transfer(t, nbytes)
+        bus = nbytes * (1.0 + self.spec.write_turnaround)
+        start, _ = self.queue.transfer(t, bus)
         self._latency(sectors, start)
-        self._load(t, nbytes)
+        self._load(t, bus)
 
     def metrics(self, cycles: float) -> dict:
         """``dram__bytes_{read,write}.sum``, the throughput % of this SM's share, row hits and misses."""
@@ -63,7 +67,7 @@ class Dram:
                 "dram__throughput.avg.pct_of_peak_sustained_elapsed": 100.0 * self.queue.busy / max(cycles, 1.0),
                 **level_metrics("dram", self.bytes_read + self.bytes_write, self.queue.rate)}
 
-    def _load(self, t: float, nbytes: int) -> float:
+    def _load(self, t: float, nbytes: float) -> float:
         """Add a transfer of ``nbytes`` at ``t`` to the recent utilization; the utilization (0..1)."""
         window = self.spec.utilization_window_cycles
         if t > self.seen:

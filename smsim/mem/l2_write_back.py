@@ -1,16 +1,18 @@
-"""A write-back L2 (``l2.model = "write_back"``): stores stay in L2 as dirty sectors until their line is evicted.
+"""A write-back L2 (``l2.model = "write_back"``, the h100/h200 default): stores stay in L2 as dirty sectors.
 
 Life of a store: L1 writes a store's sectors through to L2 (:meth:`WriteBackL2.write`), which allocates them
-as the write-through model does, but writes nothing to DRAM: each sector becomes dirty, with the bytes
-written into it so far (a sector L2 already held is complete, whatever the store covers). Life of a dirty
-sector: when a fill (a read miss, a store, an atomic) evicts its line, or when more than ``l2.dirty_bytes``
-(this SM's share; 0: no limit) are dirty and its line is the oldest dirtied, the line's dirty sectors are
-written to DRAM (``dram__bytes_write``); one that was only written in part is first read from DRAM, the sector
-alone, to complete it (HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32
-bytes per partly written sector, 73.5 MB for 8 MB of input). What is still dirty when the kernel ends is
-not written during the kernel, as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on an H200; a
-test-size one, none). Everything else (reads, atomics, the slices' merging of partial writes, the DRAM
-access granularity) is :class:`smsim.mem.l2.L2`'s.
+as the write-through model does, but writes nothing to DRAM: each sector becomes dirty, with the bytes written
+into it so far (a sector L2 already held is complete, whatever the store covers). Life of a dirty sector: when
+a fill (a read miss, a store, an atomic) evicts its line, or when more than ``l2.dirty_bytes`` (this SM's
+share; 0: no limit) are dirty and its line is the oldest dirtied, or more than ``l2.partial_bytes`` of sectors
+written in part are dirty and its line is the oldest holding one, the line's dirty sectors are written to DRAM
+(``dram__bytes_write``, each written byte holding HBM's bus ``1 + dram.write_turnaround`` times as long as a
+read one); one that was only written in part is first read from DRAM, the sector alone, to complete it
+(HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32 bytes per partly written
+sector, 73.5 MB for 8 MB of input). What is still dirty when the kernel ends is not written during the kernel,
+as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on an H200; a test-size one, none). Everything
+else (reads, atomics, the slices' merging of partial writes, the DRAM access granularity) is
+:class:`smsim.mem.l2.L2`'s.
 """
 from __future__ import annotations
 
@@ -36,6 +38,8 @@ class WriteBackL2(L2):
         self.dirty_limit = max(1, limit // spec.sector_bytes)     # this SM's share, in sectors
         self.written_back = 0             # dirty sectors written to DRAM
         self.completed = 0                # of those, read from DRAM first (written in part)
+        self.partial_lines: dict = {}     # dirty lines holding sectors written in part, oldest first
+        self.n_part = 0                   # such sectors (at most partial_limit, L2's: l2.partial_bytes)
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each); the cycle L2 has
@@ -52,18 +56,29 @@ class WriteBackL2(L2):
         self._fill(sectors, done, t)
         spl = self.cache.sectors_per_line
         for s, w, h in zip(sectors.tolist(), written.tolist(), held.tolist()):
-            line = self.dirty.setdefault(s // spl, {})
-            k = s % spl
-            if k not in line:
+            ln, k = divmod(s, spl)
+            line = self.dirty.setdefault(ln, {})
+            was = line.get(k)
+            if was is None:
                 self.n_dirty += 1
-            before = line.get(k, sb if h else 0)
-            line[k] = min(before + w, sb)
-        if self.n_dirty > self.dirty_limit:
+            before = (sb if h else 0) if was is None else was
+            line[k] = now = min(before + w, sb)
+            self.n_part += (now < sb) - (was is not None and was < sb)
+            if now < sb:
+                self.partial_lines.setdefault(ln, None)
+        if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
             self._clean(t)
         return max(done, merged) + spec.hit_latency_cycles
 
     def _clean(self, t: float) -> None:
-        """Write back the oldest dirty lines until no more than ``dirty_bytes`` (this SM's share) are dirty."""
+        """Write back the oldest lines with sectors written in part until no more than ``partial_bytes`` of
+        those are dirty, then the oldest dirty lines until no more than ``dirty_bytes`` (this SM's shares)."""
+        while self.n_part > self.partial_limit:
+            oldest = next(iter(self.partial_lines))
+            if oldest in self.dirty:
+                self._write_back(np.array([oldest], np.int64), t)
+            else:
+                del self.partial_lines[oldest]
         while self.n_dirty > self.dirty_limit:
             oldest = next(iter(self.dirty))
             self._write_back(np.array([oldest], np.int64), t)
@@ -81,7 +96,9 @@ class WriteBackL2(L2):
             if not sectors_written:
                 continue
             self.n_dirty -= len(sectors_written)
+            self.partial_lines.pop(line, None)
             partial = np.array([line * spl + k for k, b in sectors_written.items() if b < sb], np.int64)
+            self.n_part -= len(partial)
             if len(partial):
                 self.completed += len(partial)
                 self.dram.read(partial, t)

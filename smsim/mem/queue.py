@@ -19,10 +19,10 @@ class BandwidthQueue:
             raise ValueError(f"bytes_per_cycle must be positive, got {bytes_per_cycle}")
         self.rate = float(bytes_per_cycle)
         self.free = 0.0          # cycle at which the server finishes what it has queued
-        self.bytes = 0
+        self.bytes: float = 0     # bytes moved (a DRAM write counts its turnaround too)
         self.busy = 0.0
 
-    def transfer(self, t: float, nbytes: int) -> tuple:
+    def transfer(self, t: float, nbytes: float) -> tuple:
         """Enqueue ``nbytes`` arriving at ``t``: ``(start, done)`` cycles."""
         start = t if t > self.free else self.free
         service = nbytes / self.rate
@@ -43,7 +43,7 @@ class LoggedQueue(BandwidthQueue):
         super().__init__(bytes_per_cycle)
         self.log = log
 
-    def transfer(self, t: float, nbytes: int) -> tuple:
+    def transfer(self, t: float, nbytes: float) -> tuple:
         start, done = super().transfer(t, nbytes)
         self.log.append((start, nbytes))
         return start, done
