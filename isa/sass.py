@@ -260,7 +260,7 @@ _PIPES = {
     "uniform": ("UMOV", "UIADD3", "ULDC", "ULOP3", "USHF", "UIMAD", "ULEA", "UISETP", "USEL", "S2UR", "UPRMT",
                 "UPOPC", "UFLO", "UBMSK", "UBREV", "USGXT", "UP2UR", "UR2UP", "UPLOP3", "R2UR", "UCLEA",
                 "UVIADD"),
-    "lsu": ("LDG", "STG", "LD", "ST", "LDL", "STL", "ATOMG", "ATOM", "RED", "LDGSTS", "LDGDEPBAR", "CCTL",
+    "lsu": ("LDG", "STG", "LD", "ST", "LDL", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDGSTS", "LDGDEPBAR", "CCTL",
             "ERRBAR", "MEMBAR", "FENCE"),
     "mio": ("LDS", "STS", "ATOMS", "LDSM", "SHFL", "LDC", "ULDC", "BAR", "VOTE", "VOTEU", "MATCH", "REDUX",
             "S2UR", "DEPBAR", "ATOMS"),
@@ -279,7 +279,9 @@ def pipe_of(ins: SassIns) -> str:
     return PIPE.get(ins.base, "other")
 
 
-MEMORY_OPS = ("LDG", "STG", "LD", "ST", "LDL", "STL", "ATOMG", "ATOM", "RED", "LDS", "STS", "ATOMS")
+MEMORY_OPS = ("LDG", "STG", "LD", "ST", "LDL", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "ATOMS")
+#: reductions: an atomic whose result nobody reads (sm_90 writes global ones ``REDG``)
+REDUCTION_OPS = ("RED", "REDG")
 #: SASS that ptxas makes one for one of a PTX instruction (memory, floating-point arithmetic, barriers,
 #: shuffles): counting them in a SASS block says how many copies of a PTX block it holds (unrolling)
 ANCHOR_OPS = MEMORY_OPS + ("FFMA", "FADD", "FMUL", "DFMA", "DADD", "DMUL", "BAR", "SHFL")

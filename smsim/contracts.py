@@ -77,6 +77,7 @@ class L2Model(Component, Protocol):
 class L1Model(Component, Protocol):
     """The SM's L1 and LSU queue (global and local memory), in front of an :class:`L2Model`."""
     size_bytes: int
+    tag_free: float          # the cycle the last request submitted leaves the tag stage (toward L2)
 
     def space_at(self, t: float) -> float:
         """The cycle from which the LSU queue has room for a request arriving at ``t`` (``t`` if it has)."""

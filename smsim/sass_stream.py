@@ -57,7 +57,10 @@ class SassInfo:
         self.dsts: tuple = ()                    # nothing to wait for before issuing (scoreboards count)
         self.results: tuple = ()                 # the write scoreboard its variable-latency result sets
         self.unit, self.latency, self.cost = "", "fixed", 1
-        self.space, self.nbytes, self.mem, self.cache_op = None, 0, None, None
+        self.space: str | None = None
+        self.nbytes = 0
+        self.mem: str | None = None
+        self.cache_op: str | None = None
         self.barrier = self.fence = self.branch = False
         self.stall, self.read_sb, self.latency_cycles = 1, None, 0.0
 
@@ -94,6 +97,8 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         if j is not None and s.base in sass_mod.MEMORY_OPS and ptx[j].mem:
             p = ptx[j]
             info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
+            if s.base in sass_mod.REDUCTION_OPS:  # ptxas made an atomic whose result is unused a reduction
+                info.mem = "red"
             info.latency = p.latency
             if i in replay.merged:               # one access for neighbouring PTX ones: its width
                 info.nbytes = replay.merged[i][0]

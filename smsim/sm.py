@@ -113,6 +113,7 @@ class SM:
         self.infos = op_infos(launch.prog) if infos is None else infos
         self.nregs = len(launch.prog.reg_dtypes) if nregs is None else nregs
         self.replay = replay              # an isa.sass.Replay: warps issue SASS (smsim.sass_stream)
+        self.reductions_done = 0.0        # when L2 has performed every reduction so far (the kernel ends then)
         self.warps_per_block = -(-launch.threads_per_block // WARP_LANES)
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
@@ -301,7 +302,12 @@ class SM:
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind == "atom" else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
-        w.memory_issued(done, kind == "st")
+        if info.mem == "red":                     # returns nothing: the warp goes on once it left the SM
+            if done > self.reductions_done:
+                self.reductions_done = done
+            w.memory_issued(done, False, self.l1.tag_free)
+        else:
+            w.memory_issued(done, kind == "st")
         if kind != "st":
             result(info.results, done, LONG)
 

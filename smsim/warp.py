@@ -54,7 +54,7 @@ class Warp:
     __slots__ = ("trace", "pcs", "where", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason",
                  "fetch_at",
                  "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info", "infos",
-                 "mem_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook")
+                 "mem_done", "fence_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook")
     info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
 
     def __init__(self, trace: Any, block: Any, slot: int, sp: int, nregs: int, t: float, stalls: list,
@@ -73,6 +73,7 @@ class Warp:
         self.infos = infos
         self.info = infos[self.pcs[0]] if self.pcs else None
         self.mem_done = t           # when its global/local memory instructions in flight are done
+        self.fence_done = t         # when its reductions are performed at L2 (a fence waits for them)
         self.last_store = t         # when its last store is done (drain)
         self.at_barrier = False
         self.done = False
@@ -95,8 +96,8 @@ class Warp:
             for r in info.dsts:
                 if rr[r] > t:
                     t, reason = rr[r], why[r]
-            if info.fence and self.mem_done > t:
-                t, reason = self.mem_done, MEMBAR
+            if info.fence and max(self.mem_done, self.fence_done) > t:
+                t, reason = max(self.mem_done, self.fence_done), MEMBAR
         self.ready_at, self.reason = t, reason
 
     # ------------------------------------------------------------------ what an issue did
@@ -117,8 +118,14 @@ class Warp:
         """The next instruction cannot be fetched before ``until`` (a branch resolving, a barrier)."""
         self.fetch_at, self.fetch_reason = until, reason
 
-    def memory_issued(self, done: float, store: bool) -> None:
-        """A global/local memory instruction of this warp is done at ``done`` (a store: L2 has it)."""
+    def memory_issued(self, done: float, store: bool, sent: float | None = None) -> None:
+        """A global/local memory instruction of this warp is done at ``done`` (a store: L2 has it). A
+        reduction, which returns nothing, holds the warp only until it leaves the SM at ``sent``: an exiting
+        warp does not wait for L2 to perform it (a fence does, and the kernel's end)."""
+        if sent is not None:
+            if done > self.fence_done:
+                self.fence_done = done
+            done = sent
         if done > self.mem_done:
             self.mem_done = done
         if store and done > self.last_store:

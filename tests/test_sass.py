@@ -161,6 +161,23 @@ def test_whole_grid_sass_counts_within_3_percent_of_the_h200s(case_id, hw):
 
 
 @needs_tools
+def test_a_reduction_holds_its_warp_only_until_it_leaves_but_the_kernel_until_l2_performs_it():
+    """numba's atomic.add with its result unused becomes REDG: the warps exit without waiting for L2
+    (the H200's top stall for this histogram is long_scoreboard, not drain), but same-bin reductions still
+    serialize at L2 and the kernel ends when the last is performed."""
+    from smsim import validate
+    runs = validate.load()["runs"]["test"]
+    res = {}
+    for case in ("streams.hist_bins1", "streams.hist_bins16"):
+        r = validate.predict(case, "test", stream="sass")
+        stalls = r.stalls_per_instruction()
+        assert stalls.get("drain", 0.0) < 0.1 * stalls["long_scoreboard"]
+        res[case] = r.metrics["gpu__time_duration.sum"] / runs[case]["metrics"]["gpu__time_duration.sum"]
+    assert res["streams.hist_bins1"] == pytest.approx(1.0, abs=0.12)     # 1 bin: all on one address
+    assert res["streams.hist_bins16"] == pytest.approx(1.0, abs=0.12)
+
+
+@needs_tools
 def test_neighbouring_shared_loads_ptxas_merged_are_one_wide_access():
     # numba unrolls matmul.tiled32_bt's k loop into ld.shared.f32 at +0, +4, +8, +12; ptxas makes one LDS.128
     # of each four: one instruction and, for the transposed tile's column, 32 wavefronts for four words
