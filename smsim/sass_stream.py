@@ -16,9 +16,10 @@ accesses. :func:`infos` gives each SASS instruction what the SM needs to issue i
   local memory, ``short_scoreboard`` otherwise); one whose sources are read late (stores, shared memory)
   sets its read scoreboard for :data:`READ_SCOREBOARD_CYCLES`;
 * its pipe (:func:`isa.sass.pipe_of` -> ``pipes.*`` of the config) is busy for its issue interval;
-* kernel parameters are constant-bank operands (``c[0x0][...]``): the PTX ``ld.param`` that loaded them
-  becomes a zero-slot constant-cache lookup (:class:`smsim.front_end`) that the instructions reading the
-  constant bank wait on (register id ``nregs + 6``; a miss shows as ``imc_miss``).
+* kernel parameters are constant-bank operands (``c[0x0][0x210]`` on): the PTX ``ld.param`` that loaded
+  them becomes a zero-slot constant-cache lookup (:class:`smsim.front_end`) that the instructions reading
+  parameters or ``.const`` data wait on (register id ``nregs + 6``; a miss shows as ``imc_miss``); the
+  driver's words below the parameters are in the constant cache from the launch.
 
 What it leaves out: register bank conflicts and the reuse cache, dual-issue limits of the uniform
 datapath, and predicates: a guarded SASS instruction is issued whether or not its guard holds (so an
@@ -26,9 +27,12 @@ early ``@P EXIT`` does not end the warp there; the PTX trace decides where the w
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from isa import sass as sass_mod
+
+from .front_end import PARAM_BANK_OFFSET
 
 #: Not measured: cycles until a store's or shared access's source registers are read and its read
 #: scoreboard is released (the operand collector reads them within a few cycles of issue)
@@ -69,6 +73,20 @@ class SassInfo:
         return s.text if isinstance(s, sass_mod.SassIns) else "(PTX) " + s.text()
 
 
+_CONST = re.compile(r"c\[0x([0-9a-f]+)\]\[0x([0-9a-f]+)\]")
+
+
+def _reads_parameters(operands: str) -> bool:
+    """Whether a SASS instruction reads kernel parameters or ``.const`` data from the constant banks: bank 0
+    from ``PARAM_BANK_OFFSET`` on, or another bank. The driver's words below the parameters (the block's
+    dimensions, the stack pointer, memory descriptors) are in the constant cache from the launch: the
+    H200's empty kernels, which read only those, show no ``imc_miss``."""
+    for bank, offset in _CONST.findall(operands):
+        if int(bank, 16) or int(offset, 16) >= PARAM_BANK_OFFSET:
+            return True
+    return False
+
+
 def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
     """``(infos, registers)``: a :class:`SassInfo` per stream item of ``replay`` (SASS instructions, then
     one per PTX instruction for lookups and lone memory executions), and the register ids the warps need
@@ -86,7 +104,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         c = s.control
         info.stall = max(1, c.stall)
         info.srcs = tuple(sb(b) for b in range(SCOREBOARDS) if c.wait_mask >> b & 1)
-        if "c[0x" in s.operands:
+        if _reads_parameters(s.operands):
             info.srcs += (const_reg,)
         if c.write_sb < SCOREBOARDS:
             info.results = (sb(c.write_sb),)

@@ -662,7 +662,8 @@ def test_launch_costs_reach_the_duration_and_the_stall_reasons():
     res = smsim.launch(empty.load_kernel(), s.grid, s.block, s.args, config="h200")
     spec = res.config.launch
     assert res.cycles >= spec.icache_cold_cycles + spec.const_miss_cycles       # then block 0's one store
-    assert res.stalls["imc_miss"] >= spec.const_miss_cycles
+    # only the writing warp reads the parameter, a few instructions in: it waits for most of the miss
+    assert spec.const_miss_cycles - 50 <= res.stalls["imc_miss"] <= spec.const_miss_cycles
     assert res.metrics["gpu__time_duration.sum"] == pytest.approx(spec.overhead_ns + res.cycles / 1.9788, rel=1e-3)
     assert res.stalls["no_instruction"] >= 4 * spec.icache_cold_cycles          # its four warps all waited
     copy = workloads.get("streams.launch_1block")

@@ -177,6 +177,27 @@ def test_a_reduction_holds_its_warp_only_until_it_leaves_but_the_kernel_until_l2
     assert res["streams.hist_bins16"] == pytest.approx(1.0, abs=0.12)
 
 
+def test_only_parameter_and_const_operands_wait_for_the_constant_cache():
+    from smsim.sass_stream import _reads_parameters
+    assert _reads_parameters("R2, c[0x0][0x210]") and _reads_parameters("R4, R4, c[0x0][0x3a8], RZ")
+    assert _reads_parameters("R0, c[0x3][0x10]")                    # .const data: another bank
+    assert not _reads_parameters("R1, c[0x0][0x28]")                # the driver's words: warm from the launch
+    assert not _reads_parameters("UR4, c[0x0][0x0]") and not _reads_parameters("UR4, c[0x0][0x208]")
+    assert not _reads_parameters("R2, R3, R4")
+
+
+@needs_tools
+def test_an_empty_kernels_warps_wait_for_code_not_for_constants():
+    """On the H200 the empty kernels' warps (which, but for block 0's first, read only the driver's words of
+    bank 0) wait for code (no_instruction on top, imc_miss not among the first three); the launch-only copy,
+    whose every warp reads its parameters, does wait for them."""
+    from smsim import validate
+    empty = validate.predict("streams.empty_1wave", "test", stream="sass").stalls_per_instruction()
+    assert validate.top_stall(empty) == "no_instruction" and empty["imc_miss"] < empty["no_instruction"] / 2
+    copy = validate.predict("streams.launch_1wave", "test", stream="sass").stalls_per_instruction()
+    assert copy["imc_miss"] > 0
+
+
 @needs_tools
 def test_neighbouring_shared_loads_ptxas_merged_are_one_wide_access():
     # numba unrolls matmul.tiled32_bt's k loop into ld.shared.f32 at +0, +4, +8, +12; ptxas makes one LDS.128
