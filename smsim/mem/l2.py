@@ -13,7 +13,10 @@ which takes bandwidth but holds nobody up. A sector a store writes only in part
 leaves L2 still not written whole (``smsim.l2.partial_sectors_completed``), as the H200's write-back L2
 completes it for HBM3e's sector-wide ECC: scattered 4-byte stores into 64 MB read 32 bytes from DRAM per
 sector they touch (``streams.store_stride8``, ``ordinary.scale_stride16``), into 512 KB none (it stays in
-L2), and two stores that fill a sector between them (``ordinary.branchy``) read nothing.
+L2), and two stores that fill a sector between them (``ordinary.branchy``) read nothing. Merging a partial
+write into its sector costs a slice ``partial_write_cycles`` (its ECC again), and the ``slices`` slices serve
+all ``busy`` SMs alike: this SM's merges queue at ``slices / busy`` per ``partial_write_cycles``, and a
+store is acknowledged once merged (``transpose.naive``'s uncoalesced stores are bound by it on an H200).
 :class:`smsim.mem.l2_write_back.WriteBackL2` also keeps the written data in L2 until eviction.
 
 Atomics (and reductions) are performed at L2, by the atomic unit of the slice that holds the sector
