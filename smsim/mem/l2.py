@@ -132,23 +132,6 @@ class L2:
         self.merge_free = start + n * spec.partial_write_cycles * self.busy / spec.slices
         return self.merge_free
 
-    def _on_units(self, sectors: np.ndarray, ready: np.ndarray, ops: np.ndarray, op: float) -> float:
-        """``ops[i]`` operations of ``op`` cycles on sector ``i``'s slice unit from ``ready[i]``, one after
-        another; a unit is shared by the ``busy`` SMs alike, so it is free again ``busy`` times later than
-        this SM's own operations need: the cycle the last is done."""
-        spec = self.spec
-        per_chunk = spec.slice_bytes // spec.sector_bytes
-        share = op * self.busy
-        done = float(ready.min()) if len(ready) else 0.0
-        free = self.unit_free
-        for chunk, r, n in zip((sectors // per_chunk).tolist(), ready.tolist(), ops.tolist()):
-            unit = (chunk * 2654435761 & 0xFFFFFFFF) % spec.slices        # a hash spreads chunks over slices
-            start = max(r, free.get(unit, 0.0))
-            free[unit] = start + n * share
-            if start + n * op > done:
-                done = start + n * op
-        return done
-
     def _complete_partial(self, sectors: np.ndarray, written: np.ndarray | None, t: float) -> None:
         """Count the sectors a store writes only in part, and remember the bytes written into those L2 did
         not hold whole: when such a sector's line leaves L2 still short of a whole sector, it is read from
@@ -198,7 +181,18 @@ class L2:
         ready = self.read(sectors, t)
         self.sectors_atomic += len(sectors)
         self.atomic_ops += int(ops.sum())
-        return max(t, self._on_units(sectors, ready, ops, self.spec.atomic_op_cycles))
+        spec = self.spec
+        per_chunk = spec.slice_bytes // spec.sector_bytes
+        op, share = spec.atomic_op_cycles, spec.atomic_op_cycles * self.busy
+        done = t
+        free = self.unit_free
+        for chunk, r, n in zip((sectors // per_chunk).tolist(), ready.tolist(), ops.tolist()):
+            unit = (chunk * 2654435761 & 0xFFFFFFFF) % spec.slices        # a hash spreads chunks over slices
+            start = max(r, free.get(unit, 0.0))
+            free[unit] = start + n * share
+            if start + n * op > done:
+                done = start + n * op
+        return done
 
     def metrics(self, cycles: float) -> dict:
         """``lts__t_sectors_srcunit_tex_*`` (reads, read hits, writes, atomics), the read hit rate and the
