@@ -34,7 +34,7 @@ def compare(case_id: str, hw: dict) -> dict:
     for fe in ("smsim", "numba"):
         row[f"{fe}_static"] = static_sass(smsim.compile(case.load_kernel(), s.args, compiler=fe))
         res = validate.predict(case_id, "test", compiler=fe, stream="sass")
-        row[f"{fe}_inst"] = res.metrics["smsp__inst_executed.sum"] * res.blocks / max(res.blocks_timed, 1)
+        row[f"{fe}_inst"] = validate.compare(case_id, "test", hw, res).sim_inst     # scaled to the grid
     return row
 
 
