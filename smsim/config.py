@@ -128,6 +128,7 @@ class L2Spec:
     dirty_bytes: int = 0              # write_back: dirty data L2 keeps (0: all of it) before writing back
     partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
     partial_write_cycles: float = 0.0  # a slice's unit merging a sector written in part (0: free)
+    write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
 
 
 @dataclass(frozen=True)
@@ -298,7 +299,7 @@ def _value(t, v, key: str, source: str):
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles", "dirty_bytes", "partial_bytes",
-           "partial_write_cycles", "write_turnaround"}
+           "partial_write_cycles", "write_sector_cycles", "write_turnaround"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

@@ -761,6 +761,25 @@ def test_l2_keeps_at_most_partial_bytes_of_partly_written_sectors_the_oldest_com
         load("tiny", {"l2.partial_bytes": -1})
 
 
+def test_l2_slices_take_written_sectors_partial_ones_into_sectors_not_held_whole_dearer():
+    from smsim.mem.l2_write_back import WriteBackL2
+    # 4 slices shared by 2 busy SMs: this SM's written sectors are served at 4 / 2 per slice's cycles
+    spec = dataclasses.replace(TINY.l2, slices=4, partial_write_cycles=4.0, write_sector_cycles=1.0)
+    for model in (L2, WriteBackL2):
+        l2 = model(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=2)
+        half, whole = np.array([16, 16]), np.array([32, 32])
+        # two whole sectors: port 0..1, slices 2 x 1 x 2 / 4 = 1 -> 2, acknowledged after the hit latency
+        assert l2.write(_sectors(0, 1), 0.0, whole) == pytest.approx(2 + 20)
+        # two half sectors L2 does not hold: 2 x 4 x 2 / 4 = 4 cycles of the slices, from 11
+        assert l2.write(_sectors(8, 9), 10.0, half) == pytest.approx(15 + 20)
+        # the other halves of those: still held only in part, as dear; then the slices are free at 23
+        assert l2.write(_sectors(8, 9), 12.0, half) == pytest.approx(19 + 20)
+        # halves into sectors L2 holds whole (a read brought them, or a whole write): the whole rate
+        l2.read(_sectors(16, 17), 30.0)
+        assert l2.write(_sectors(16, 1), 200.0, half) == pytest.approx(202 + 20)
+        assert l2.metrics(300.0)["smsim.l2.partial_sector_writes"] == 6
+
+
 def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():
     from smsim.mem.l2_write_back import WriteBackL2
     assert L2_MODELS.get("write_back") is WriteBackL2

@@ -13,10 +13,12 @@ which takes bandwidth but holds nobody up. A sector a store writes only in part
 leaves L2 still not written whole (``smsim.l2.partial_sectors_completed``), as the H200's write-back L2
 completes it for HBM3e's sector-wide ECC: scattered 4-byte stores into 64 MB read 32 bytes from DRAM per
 sector they touch (``streams.store_stride8``, ``ordinary.scale_stride16``), into 512 KB none (it stays in
-L2), and two stores that fill a sector between them (``ordinary.branchy``) read nothing. Merging a partial
-write into its sector costs a slice ``partial_write_cycles`` (its ECC again), and the ``slices`` slices serve
-all ``busy`` SMs alike: this SM's merges queue at ``slices / busy`` per ``partial_write_cycles``, and a
-store is acknowledged once merged (``transpose.naive``'s uncoalesced stores are bound by it on an H200).
+L2), and two stores that fill a sector between them (``ordinary.branchy``) read nothing. The slices take
+each written sector: merging a partial write into a sector they do not hold whole costs a slice
+``partial_write_cycles`` (its ECC again), any other sector ``write_sector_cycles``; the ``slices`` slices
+serve all ``busy`` SMs alike, so this SM's written sectors queue at ``slices / busy`` per those cycles, and a
+store is acknowledged once taken (``transpose.naive``'s uncoalesced stores are bound by the first on an
+H200, ``streams.gs_write_w64``'s coalesced ones by the second).
 :class:`smsim.mem.l2_write_back.WriteBackL2` also keeps the written data in L2 until eviction.
 
 Atomics (and reductions) are performed at L2, by the atomic unit of the slice that holds the sector
@@ -62,7 +64,7 @@ class L2:
         self.partial: dict = {}           # line -> {sector in it: bytes written} of sectors written in part
         self.n_partial = 0                # sectors in it, at most partial_limit (this SM's share)
         sb = spec.sector_bytes
-        self.merge_free = 0.0             # cycle the slices have merged this SM's partial writes so far
+        self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
         self.partial_limit = max(1, spec.partial_bytes * self.size_bytes // spec.size_bytes // sb) \
             if spec.partial_bytes else 1 << 62
 
@@ -110,29 +112,44 @@ class L2:
         spec = self.spec
         _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
         self.sectors_write += len(sectors)
-        merged = self._merge_partial(sectors, written, done)
-        self._complete_partial(sectors, written, done)
+        held = self.cache.contains(sectors)
+        merged = self._merge_partial(sectors, written, held, done)
+        self._complete_partial(sectors, written, held, done)
         self._fill(sectors, done, t)
         self.dram.write(sectors, done)
         return max(done, merged) + spec.hit_latency_cycles
 
-    def _merge_partial(self, sectors: np.ndarray, written: np.ndarray | None, t: float) -> float:
-        """The slices merge the bytes of each sector written only in part into the sector they hold (a
-        read-modify-write inside the slice, for its ECC), ``partial_write_cycles`` of a slice each. The
-        ``slices`` slices do that for all ``busy`` SMs alike, so this SM's merges are served one after
-        another at ``slices / busy`` per ``partial_write_cycles``: the cycle the last of them is done (``t``
-        if there are none)."""
+    def _merge_partial(self, sectors: np.ndarray, written: np.ndarray | None, held: np.ndarray, t: float) -> float:
+        """The slices take a store's sectors: each one written only in part into a sector they do not hold
+        whole (``held``: L2 held it before this store; :meth:`_held_in_part` says which of those only in
+        part) costs a slice ``partial_write_cycles`` (a read-modify-write for its ECC), every other one
+        ``write_sector_cycles`` (a partial write into a sector held whole, read before as ``p[i, 0] +=``
+        reads its record, merges at the whole-sector rate). The ``slices`` slices do that for all ``busy``
+        SMs alike, so this SM's writes are served one after another at ``slices / busy`` times those cycles:
+        the cycle the last of them is done (``t`` if they cost nothing)."""
         spec = self.spec
-        if written is None or not spec.partial_write_cycles:
+        n = len(sectors)
+        part = 0
+        if written is not None and spec.partial_write_cycles:
+            short = written < spec.sector_bytes
+            if short.any():
+                part = int((short & ~(held & ~self._held_in_part(sectors))).sum())
+        cost = part * spec.partial_write_cycles + (n - part) * spec.write_sector_cycles
+        if not cost:
             return t
-        n = int((written < spec.sector_bytes).sum())
-        if not n:
-            return t
-        start = t if t > self.merge_free else self.merge_free
-        self.merge_free = start + n * spec.partial_write_cycles * self.busy / spec.slices
-        return self.merge_free
+        start = t if t > self.slice_free else self.slice_free
+        self.slice_free = start + cost * self.busy / spec.slices
+        return self.slice_free
 
-    def _complete_partial(self, sectors: np.ndarray, written: np.ndarray | None, t: float) -> None:
+    def _held_in_part(self, sectors: np.ndarray) -> np.ndarray:
+        """Which of ``sectors`` L2 holds only as the bytes stores wrote into them so far."""
+        pending, spl = self.partial, self.cache.sectors_per_line
+        if not pending:
+            return np.zeros(len(sectors), bool)
+        return np.array([s % spl in pending.get(s // spl, ()) for s in sectors.tolist()], bool)
+
+    def _complete_partial(self, sectors: np.ndarray, written: np.ndarray | None, held: np.ndarray,
+                          t: float) -> None:
         """Count the sectors a store writes only in part, and remember the bytes written into those L2 did
         not hold whole: when such a sector's line leaves L2 still short of a whole sector, it is read from
         DRAM to complete it (:meth:`_evicted`). Later stores that cover the rest complete it for free."""
@@ -146,7 +163,6 @@ class L2:
         pending = self.partial
         if not n and not pending:
             return
-        held = self.cache.contains(sectors)
         spl = self.cache.sectors_per_line
         for s, w, h in zip(sectors.tolist(), written.tolist(), held.tolist()):
             line, k = divmod(s, spl)

@@ -51,8 +51,8 @@ class WriteBackL2(L2):
         if written is None:
             written = np.full(len(sectors), sb, np.int64)
         self.partial_writes += int((written < sb).sum())
-        merged = self._merge_partial(sectors, written, done)
         held = self.cache.contains(sectors)
+        merged = self._merge_partial(sectors, written, held, done)
         self._fill(sectors, done, t)
         spl = self.cache.sectors_per_line
         for s, w, h in zip(sectors.tolist(), written.tolist(), held.tolist()):
@@ -69,6 +69,13 @@ class WriteBackL2(L2):
         if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
             self._clean(t)
         return max(done, merged) + spec.hit_latency_cycles
+
+    def _held_in_part(self, sectors: np.ndarray) -> np.ndarray:
+        """Which of ``sectors`` are dirty with only the bytes stores wrote into them so far."""
+        dirty, spl, sb = self.dirty, self.cache.sectors_per_line, self.spec.sector_bytes
+        if not self.n_part:
+            return np.zeros(len(sectors), bool)
+        return np.array([dirty.get(s // spl, {}).get(s % spl, sb) < sb for s in sectors.tolist()], bool)
 
     def _clean(self, t: float) -> None:
         """Write back the oldest lines with sectors written in part until no more than ``partial_bytes`` of
