@@ -68,6 +68,16 @@ def test_dram_writes_hold_the_bus_longer_by_the_write_turnaround():
     assert plain.queue.free == pytest.approx(2.0)
 
 
+def test_dram_lone_sectors_hold_the_bus_for_a_whole_access_but_count_their_own_bytes():
+    d = _dram(access_bytes=64, write_turnaround=0.5)
+    d.write(_sectors(0, 2, 4), 0.0)                  # three sectors in three 64-byte accesses: 192 B x 1.5
+    assert d.queue.free == pytest.approx(9.0) and d.bytes_write == 96
+    d.write(_sectors(8, 9), 9.0)                     # one whole access: 64 B x 1.5 / 32 = 3 cycles
+    assert d.queue.free == pytest.approx(12.0) and d.bytes_write == 160
+    assert d.read(_sectors(200), 12.0) == pytest.approx(14 + 50)    # a lone sector: 64 B of the bus, 32 counted
+    assert d.bytes_read == 32
+
+
 def test_dram_read_is_queue_done_plus_row_hit_or_miss_latency():
     # tiny: latency 50 (row miss), row hit 20, rows of 1024 B = 32 sectors, open for 50 cycles; 32 B/cycle
     d = _dram()

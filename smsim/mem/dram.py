@@ -13,9 +13,13 @@ data arrives at ``start + latency + transfer time``. Reads and writes are counte
 (``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them, each
 written byte holding the bus ``1 + write_turnaround`` times as long as a read one (HBM turns the bus around
 between reads and writes: on an H200 a read+write stream moves about 3.2-3.5 TB/s where reads alone reach
-4.4). A read
-moves ``access_bytes`` at a time: L2 asks for every sector of the accesses its misses fall in
-(:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector costs 64 bytes on an H200.
+4.4). HBM moves
+``access_bytes`` at a time: L2 asks for every sector of the accesses its read misses fall in
+(:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector reads 64 bytes on an H200; a lone sector
+written back, or read to complete a partial write, is counted as its 32 bytes (as Nsight counts them:
+``streams.store_stride32`` writes 64.9 MB for 2.1M sectors) but holds the bus for the whole access
+(``store_stride32``, one dirty sector per 128-byte line, takes 81 us where ``store_stride8``, with the same
+2.1M sectors four to a line and the same DRAM bytes, takes 32).
 Registered as ``dram.model = "hbm"``.
 """
 from __future__ import annotations
@@ -46,19 +50,27 @@ class Dram:
 
     def read(self, sectors: np.ndarray, t: float) -> float:
         """Cycle at which ``sectors`` (global sector indices) arrive, requested at ``t``."""
-        nbytes = len(sectors) * self.sector_bytes
-        self.bytes_read += nbytes
-        start, done = self.queue.transfer(t, nbytes)
-        return done + self._latency(sectors, start) + self.spec.loaded_latency_cycles * self._load(t, nbytes)
+        self.bytes_read += len(sectors) * self.sector_bytes
+        bus = self._bus_bytes(sectors)
+        start, done = self.queue.transfer(t, bus)
+        return done + self._latency(sectors, start) + self.spec.loaded_latency_cycles * self._load(t, bus)
 
     def write(self, sectors: np.ndarray, t: float) -> None:
         """Write ``sectors`` at ``t``: bandwidth and row state, no waiting."""
-        nbytes = len(sectors) * self.sector_bytes
-        self.bytes_write += nbytes
-        bus = nbytes * (1.0 + self.spec.write_turnaround)
+        self.bytes_write += len(sectors) * self.sector_bytes
+        bus = self._bus_bytes(sectors) * (1.0 + self.spec.write_turnaround)
         start, _ = self.queue.transfer(t, bus)
         self._latency(sectors, start)
         self._load(t, bus)
+
+    def _bus_bytes(self, sectors: np.ndarray) -> int:
+        """The bytes ``sectors`` hold HBM's bus for: every ``access_bytes`` access they touch, whole."""
+        per = self.access_bytes // self.sector_bytes
+        if per <= 1 or len(sectors) == 0:
+            return len(sectors) * self.sector_bytes
+        if len(sectors) == 1:
+            return self.access_bytes
+        return len(np.unique(sectors // per)) * self.access_bytes
 
     def metrics(self, cycles: float) -> dict:
         """``dram__bytes_{read,write}.sum``, the throughput % of this SM's share, row hits and misses."""
