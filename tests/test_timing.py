@@ -196,18 +196,20 @@ def test_hbm_latency_grows_with_the_utilization_of_its_share():
     from smsim.mem.dram import Dram
     from smsim.mem.queue import BandwidthQueue
     spec = load("h200").dram
+    a = float(spec.access_bytes)                  # a lone sector holds the bus for a whole access
     sector = np.array([1 << 20])
     idle = Dram(spec, BandwidthQueue(32.0), 32)
-    assert idle.read(sector, 0.0) == pytest.approx(1 + spec.latency_cycles + spec.loaded_latency_cycles / 1000)
-    busy = Dram(spec, BandwidthQueue(32.0), 32)
+    assert idle.read(sector, 0.0) == pytest.approx(a / 32 + spec.latency_cycles
+                                                   + spec.loaded_latency_cycles * a / 32 / spec.utilization_window_cycles)
+    busy = Dram(spec, BandwidthQueue(a), 32)
     t = 0.0
-    for k in range(5000):                         # one sector per cycle: the share is fully used
+    for k in range(5000):                         # one access per cycle: the share is fully used
         busy.read(np.array([k * 64]), t)
         t += 1.0
     assert busy.queue.free == t                   # no backlog: the extra latency is not queueing
     late = busy.read(np.array([1 << 30]), t) - t
     assert late == pytest.approx(1 + spec.latency_cycles + spec.loaded_latency_cycles, rel=0.01)
-    half = Dram(spec, BandwidthQueue(64.0), 32)        # half as many bytes as it could move
+    half = Dram(spec, BandwidthQueue(2 * a), 32)       # half as many bytes as it could move
     for k in range(5000):
         half.read(np.array([k * 64]), float(k))
     assert half.utilization == pytest.approx(0.5, rel=0.01)
