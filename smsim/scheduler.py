@@ -80,7 +80,7 @@ class SubPartition:
                 if until <= t:
                     return w, wake
                 if until > w.blocked_until:             # ready, but its pipe is busy
-                    w.block_on(until, throttle[info.unit])
+                    w.block_on(until, throttle[info.unit], True)
             if until < wake:
                 wake = until
         for w in self.policy.parked:

@@ -9,7 +9,8 @@ write, ``short_scoreboard`` for shared memory/SFU/shuffle results, ``wait`` for 
 ``branch_resolving``, ``barrier``, ``membar``). When the warp issues at cycle ``t`` (:meth:`Warp.account`),
 the cycles since its previous issue are split: up to ``ready_at`` that reason; then, while a pipe or
 queue it needed was busy, the throttle reason the scheduler noted (``math_pipe_throttle``,
-``mio_throttle``, ``lg_throttle``); the rest ``not_selected``; and ``selected`` for its issue slots.
+``mio_throttle``, ``lg_throttle``), less the cycles a busy pipe was free again and another warp took it;
+the rest ``not_selected``; and ``selected`` for its issue slots.
 After ``exit`` a warp with stores in flight stays resident as ``drain``.
 
 A warp's state has one writer: its own methods. The SM tells it what an issued instruction did
@@ -53,7 +54,7 @@ class Warp:
     :meth:`isa.sass.Replay.stream`; the positions say whose accesses a memory instruction makes)."""
     __slots__ = ("trace", "pcs", "where", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason",
                  "fetch_at",
-                 "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "info", "infos",
+                 "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "passed", "info", "infos",
                  "mem_done", "fence_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook")
     info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
 
@@ -70,6 +71,7 @@ class Warp:
         self.ready_at, self.reason = t, WAIT
         self.free_at = self.start = t
         self.blocked_until, self.blocked_reason = t, NOT_SELECTED
+        self.passed = -1            # pipe-free cycles another warp took while this one waited on the pipe
         self.infos = infos
         self.info = infos[self.pcs[0]] if self.pcs else None
         self.mem_done = t           # when its global/local memory instructions in flight are done
@@ -163,9 +165,14 @@ class Warp:
         return False
 
     # ------------------------------------------------------------------ scheduler and block
-    def block_on(self, until: float, reason: int) -> None:
-        """The scheduler found the warp ready but its pipe/queue busy (until ``until``, if known)."""
+    def block_on(self, until: float, reason: int, pipe: bool = False) -> None:
+        """The scheduler found the warp ready but its pipe/queue busy (until ``until``, if known). ``pipe``:
+        a pipe, free again at ``until``; found busy again later, another warp took it at that cycle, which
+        the warp spends ``not_selected`` (Nsight counts a cycle in which the warp could issue but another
+        did so; a pipe of issue interval 2 saturated by several warps splits their waits about evenly)."""
         if until > self.blocked_until:
+            if pipe:
+                self.passed += 1
             self.blocked_until, self.blocked_reason = until, reason
 
     def wait_at_barrier(self) -> None:
@@ -197,21 +204,30 @@ class Warp:
         blocked = self.blocked_until             # min(max(blocked_until, dep), t)
         if blocked > t:
             blocked = t
+        passed = self.passed
         if blocked > dep:
-            row[self.blocked_reason] += blocked - dep
+            if passed > 0:                       # the pipe's free cycles that other warps took
+                if passed > blocked - dep:
+                    passed = blocked - dep
+                row[NOT_SELECTED] += passed
+            else:
+                passed = 0
+            row[self.blocked_reason] += blocked - dep - passed
         else:
             blocked = dep
+            passed = 0
         if t > blocked:
             row[NOT_SELECTED] += t - blocked
         row[SELECTED] += slots
         hook = self.hook
         if hook is not None:
             hook.interval(self, start, dep, self.reason)
-            hook.interval(self, dep, blocked, self.blocked_reason)
-            hook.interval(self, blocked, t, NOT_SELECTED)
+            hook.interval(self, dep, blocked - passed, self.blocked_reason)
+            hook.interval(self, blocked - passed, t, NOT_SELECTED)
             hook.interval(self, t, t + slots, SELECTED)
         self.free_at = t + slots
         self.blocked_until, self.blocked_reason = self.free_at, NOT_SELECTED
+        self.passed = -1
 
     def exit(self, t: float) -> float:
         """The warp's ``exit`` has issued, its slots ending at ``t``: the cycle it can leave (when its

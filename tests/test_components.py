@@ -12,6 +12,7 @@ import simpy
 
 import isa
 import smsim
+from smsim import cuda
 from smsim.config import ConfigError, load
 from smsim.mem.dram import Dram
 from smsim.mem.l1 import L1
@@ -593,6 +594,41 @@ def test_throttle_before_ready_counts_nothing_and_no_drain_without_late_stores()
     assert w.exit(113.0) == 113.0
     w.retire(113.0, 0)
     assert stalls[0][R["drain"]] == 0 and w.end == 113.0
+
+
+def test_a_pipe_free_cycle_another_warp_takes_is_not_selected_not_throttle():
+    """Nsight counts a cycle in which the warp could issue but another did as ``not_selected``: waiting on a
+    pipe of issue interval 2 that two other warps keep busy, the warp is throttled while the pipe is busy
+    and not selected at the cycles it was free and taken."""
+    stalls = [[0.0] * len(REASONS)]
+    w = Warp(type("T", (), {"index": 0, "pcs": [0]})(), FakeBlock(), 0, 0, 2, 100.0, stalls, [Info()])
+    throttle = R["math_pipe_throttle"]
+    w.block_on(102.0, throttle, pipe=True)            # found busy at 101: free at 102
+    w.block_on(104.0, throttle, pipe=True)            # at 102 another warp took it: busy to 104
+    w.block_on(106.0, throttle, pipe=True)            # and at 104
+    w.account(106.0, 1, 0)                            # issues when it is free at 106
+    assert stalls[0][throttle] == 4 and stalls[0][R["not_selected"]] == 2 and stalls[0][R["selected"]] == 1
+    w.block_on(108.0, R["mio_throttle"])              # a queue, not a pipe: its waits are all throttle
+    w.block_on(109.0, R["mio_throttle"])
+    w.account(109.0, 1, 0)
+    assert stalls[0][R["mio_throttle"]] == 2 and stalls[0][R["not_selected"]] == 2
+
+
+def test_warps_saturating_an_interval_2_pipe_split_their_waits_between_throttle_and_not_selected():
+    @cuda.jit
+    def alu(out, n):
+        i = cuda.grid(1)
+        x = i
+        for k in range(n):
+            x = (x ^ k) + (x >> 1)
+        out[i] = x
+
+    out = np.zeros(2048, np.int32)
+    res = smsim.launch(alu, (2,), (1024,), (out, 64), config="h200", blocks="all", complete=False)
+    st = res.stalls_per_instruction()
+    throttle, not_selected = st.get("math_pipe_throttle", 0.0), st.get("not_selected", 0.0)
+    assert throttle > 1.0 and not_selected > 1.0
+    assert 0.5 < not_selected / throttle < 2.0, st
 
 
 # --------------------------------------------------------------------------------- a policy from outside
