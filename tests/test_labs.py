@@ -3,7 +3,8 @@
 Every line of a ```bash block that starts with ``smsim`` is run as ``python -m smsim.cli ...`` from the
 repository root (``out/`` rewritten to a temporary folder), every ```python block is executed in a fresh
 namespace; each must succeed, and the key figures the handout quotes for it (``EXPECT``) must appear both in
-the handout and in what the command printed (compared with runs of spaces collapsed).
+the handout and in what the command printed (compared with runs of spaces collapsed). A ``smsim sweep``'s
+table, as the handout quotes it after the command, must be what it printed, row by row.
 """
 import contextlib
 import io
@@ -114,6 +115,21 @@ def expected(name: str, code: str) -> list:
     return hits[0] if hits else []
 
 
+def quoted_table(name: str, line: str) -> list:
+    """The rows of the plain ``` block that follows the ```bash block holding ``line`` (a sweep's table as
+    the handout quotes it), or [] when another bash block comes first."""
+    text = open(os.path.join(LABS, name)).read()
+    fences = list(re.finditer(r"^```(\w*)\n(.*?)^```", text, re.S | re.M))
+    for i, f in enumerate(fences):
+        if f.group(1) == "bash" and line.strip() in f.group(2).splitlines():
+            for g in fences[i + 1:]:
+                if g.group(1) == "bash":
+                    return []
+                if g.group(1) == "":
+                    return [r for r in g.group(2).splitlines() if r.strip()]
+    return []
+
+
 def run_command(line: str, out_dir: str) -> str:
     args = [a.replace("out/", out_dir + os.sep) for a in shlex.split(line)[1:]]
     proc = subprocess.run([sys.executable, "-m", "smsim.cli", *args], cwd=ROOT, capture_output=True, text=True,
@@ -137,6 +153,12 @@ def test_handout_snippet(name, kind, code, tmp_path, monkeypatch):
     for phrase in expected(name, code):
         assert squash(phrase) in doc, f"{name} does not quote {phrase!r} (EXPECT and the handout disagree)"
         assert squash(phrase) in squash(out), f"{name}: {code.strip()[:60]!r} did not print {phrase!r}:\n{out}"
+    if kind == "bash" and code.startswith("smsim sweep"):   # every row of the table it quotes, as printed
+        printed = {tuple(r.split()[:2]): squash(r).strip() for r in out.splitlines() if len(r.split()) >= 2}
+        for row in quoted_table(name, code):
+            key = tuple(row.split()[:2])
+            if key in printed:
+                assert squash(row).strip() == printed[key], f"{name}: `{code.strip()}` quotes\n{row}\nbut printed\n{printed[key]}"
 
 
 def test_every_expectation_names_a_snippet():
