@@ -204,7 +204,7 @@ class Warp:
         blocked = self.blocked_until             # min(max(blocked_until, dep), t)
         if blocked > t:
             blocked = t
-        passed = self.passed
+        passed: float = self.passed
         if blocked > dep:
             if passed > 0:                       # the pipe's free cycles that other warps took
                 if passed > blocked - dep:
