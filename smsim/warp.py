@@ -53,8 +53,8 @@ class Warp:
     SASS the warp issues instead of the trace's PTX (``(items, positions)`` of
     :meth:`isa.sass.Replay.stream`; the positions say whose accesses a memory instruction makes)."""
     __slots__ = ("trace", "pcs", "where", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason",
-                 "fetch_at",
-                 "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason", "passed", "info", "infos",
+                 "fetch_at", "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason",
+                 "passed", "info", "infos",
                  "mem_done", "fence_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook")
     info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
 

@@ -158,7 +158,8 @@ def test_handout_snippet(name, kind, code, tmp_path, monkeypatch):
         for row in quoted_table(name, code):
             key = tuple(row.split()[:2])
             if key in printed:
-                assert squash(row).strip() == printed[key], f"{name}: `{code.strip()}` quotes\n{row}\nbut printed\n{printed[key]}"
+                assert squash(row).strip() == printed[key], \
+                    f"{name}: `{code.strip()}` quotes\n{row}\nbut printed\n{printed[key]}"
 
 
 def test_every_expectation_names_a_snippet():

@@ -199,8 +199,8 @@ def test_hbm_latency_grows_with_the_utilization_of_its_share():
     a = float(spec.access_bytes)                  # a lone sector holds the bus for a whole access
     sector = np.array([1 << 20])
     idle = Dram(spec, BandwidthQueue(32.0), 32)
-    assert idle.read(sector, 0.0) == pytest.approx(a / 32 + spec.latency_cycles
-                                                   + spec.loaded_latency_cycles * a / 32 / spec.utilization_window_cycles)
+    load = a / 32 / spec.utilization_window_cycles   # the utilization one lone access adds
+    assert idle.read(sector, 0.0) == pytest.approx(a / 32 + spec.latency_cycles + spec.loaded_latency_cycles * load)
     busy = Dram(spec, BandwidthQueue(a), 32)
     t = 0.0
     for k in range(5000):                         # one access per cycle: the share is fully used
