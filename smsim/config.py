@@ -152,6 +152,7 @@ class LaunchSpec:
     icache_cold_cycles: int           # an SM's first instruction fetch of a kernel (cold instruction cache)
     const_miss_cycles: int            # a parameter/constant line not yet in the SM's constant cache
     const_line_bytes: int             # the constant cache's line
+    block_launch_cycles: float        # from a block's retirement to the start of the block that takes its slot
     model: str = "front_end"          # a name in smsim.registry.LAUNCH_MODELS
 
 
@@ -299,7 +300,7 @@ def _value(t, v, key: str, source: str):
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles", "dirty_bytes", "partial_bytes",
-           "partial_write_cycles", "write_sector_cycles", "write_turnaround"}
+           "partial_write_cycles", "write_sector_cycles", "write_turnaround", "block_launch_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

@@ -114,8 +114,9 @@ class SharedMemoryModel(Component, Protocol):
 class FrontEndModel(Component, Protocol):
     """What getting work onto the SM costs: block dispatch, the cold instruction cache, the constant cache."""
 
-    def dispatch_at(self, t: float) -> float:
-        """A block for this SM is asked for at ``t``: the cycle it is handed over."""
+    def dispatch_at(self, t: float, refill: bool = False) -> float:
+        """A block for this SM is asked for at ``t`` (``refill``: into the slot of a block that retired then):
+        the cycle it starts."""
         ...
 
     def code_ready(self, t: float) -> float:

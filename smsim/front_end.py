@@ -9,7 +9,10 @@ the ``streams.empty_*`` and ``streams.launch_*`` kernels):
 * **Block dispatch.** The device's block scheduler hands out ``launch.blocks_per_cycle`` blocks per cycle
   to all SMs together, so one of the ``busy`` SMs a launch keeps busy gets a new block at most every
   ``busy / blocks_per_cycle`` cycles (:meth:`FrontEnd.dispatch_at`): the first wave's blocks arrive one
-  after the other, and a kernel of many short blocks waits for blocks rather than for memory.
+  after the other, and a kernel of many short blocks waits for blocks rather than for memory. A block that
+  takes the slot of one that retired starts ``launch.block_launch_cycles`` after the retirement (the
+  retirement reaching the block scheduler and the new block's launch: one block resident at a time, a
+  copy's blocks follow each other 330 cycles apart beyond their own time on an H200).
 * **Cold instruction cache.** An SM's first instruction fetch of the kernel misses; every warp that
   starts before the code arrives waits for it (``no_instruction``), ``launch.icache_cold_cycles`` after
   the first warp's start. Sequential prefetch covers the rest of a short kernel's code, so later fetches
@@ -47,10 +50,13 @@ class FrontEnd:
         self.dispatch_wait = 0.0
         self.const_misses = 0
 
-    def dispatch_at(self, t: float) -> float:
-        """A block for this SM is asked for at ``t``: the cycle the block scheduler hands it over."""
+    def dispatch_at(self, t: float, refill: bool = False) -> float:
+        """A block for this SM is asked for at ``t`` (``refill``: a block of this SM retired at ``t``): the
+        cycle it starts, handed over by the block scheduler and, for a refill, ``block_launch_cycles`` later."""
         start = t if t > self.next_free else self.next_free
         self.next_free = start + self.interval
+        if refill:
+            start += self.spec.block_launch_cycles
         self.blocks += 1
         self.dispatch_wait += start - t
         return start

@@ -189,8 +189,8 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     if not partial and stats.blocks_done != len(timed):   # a model bug, never the user's: say so
         raise RuntimeError(f"smsim timing model stopped with {len(timed) - stats.blocks_done} of {len(timed)} "
                            f"timed blocks unfinished at cycle {env.now:.0f}; please report this kernel")
-    if not partial and sm.reductions_done > stats.end:
-        stats.end = sm.reductions_done            # the kernel is done when L2 has performed its reductions
+    if not partial and sm.l2_done > stats.end:
+        stats.end = sm.l2_done          # the kernel is done when L2 has taken its stores and performed its reductions
     stats.freeze()
     if complete and not partial:
         done = set(timed)

@@ -5,7 +5,8 @@ the occupancy allows. A block runs on the functional interpreter when it is disp
 (:func:`isa.trace.trace_blocks`, together with the next blocks to dispatch, up to :data:`TRACE_LANES`
 lanes), which gives each warp its instruction stream and the addresses of its memory accesses; its warps,
 placed on sub-partition ``warp slot % sm.subpartitions``, then replay those streams against the clock.
-When a block's last warp retires, the next block is dispatched in its place.
+When a block's last warp retires, the next block is dispatched in its place (the front end says when it
+starts: :meth:`smsim.front_end.FrontEnd.dispatch_at`).
 
 Life of an instruction (:meth:`SM.issue`, called by a sub-partition's scheduler at cycle ``t``): the
 warp's waiting cycles are attributed (:meth:`smsim.warp.Warp.account`); then its timing effect: a
@@ -13,7 +14,9 @@ fixed-latency result is ready ``latency_cycles`` after the last issue slot and t
 ``issue_interval_cycles`` per slot; shared memory goes to :class:`~smsim.mem.shared.SharedMemory`;
 global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, their destination
 registers pending until the data returns; a branch holds the warp ``branch`` cycles; a barrier holds it
-until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it.
+until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it
+once its stores and reductions have left the SM (``drain``), while the kernel's end waits until L2 has
+taken them all (:attr:`SM.l2_done`).
 With the SASS stream (``scheduler.stream``, :mod:`smsim.sass_stream`) a warp replays the SASS ptxas made of
 its PTX execution instead, and :meth:`SM._issue_sass` issues it by its control code: the warp's next issue
 waits its stall count and the scoreboards in its wait mask; memory instructions take the accesses of the PTX
@@ -113,7 +116,7 @@ class SM:
         self.infos = op_infos(launch.prog) if infos is None else infos
         self.nregs = len(launch.prog.reg_dtypes) if nregs is None else nregs
         self.replay = replay              # an isa.sass.Replay: warps issue SASS (smsim.sass_stream)
-        self.reductions_done = 0.0        # when L2 has performed every reduction so far (the kernel ends then)
+        self.l2_done = 0.0                # when L2 has taken every store and reduction so far (the kernel ends then)
         self.warps_per_block = -(-launch.threads_per_block // WARP_LANES)
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
@@ -140,11 +143,12 @@ class SM:
         while self.pending and self.resident < self.blocks_per_sm:
             self._request(self.env.now)
 
-    def _request(self, t: float) -> None:
-        """A block slot is free at ``t``: the next pending block takes it when the front end hands it over."""
+    def _request(self, t: float, refill: bool = False) -> None:
+        """A block slot is free at ``t`` (``refill``: a block retired from it): the next pending block takes
+        it when the front end hands it over."""
         b = self.pending.popleft()
         self.resident += 1
-        start = self.front.dispatch_at(t)
+        start = self.front.dispatch_at(t, refill)
         if start <= t:
             self._dispatch(b, t)
             return
@@ -181,7 +185,7 @@ class SM:
         self.resident -= 1
         self.stats.blocks_done += 1
         if self.pending:
-            self._request(t)
+            self._request(t, True)
 
     # ------------------------------------------------------------------ issue
     def mem_blocked(self, w: Warp, sub: SubPartition, t: float) -> float | None:
@@ -256,7 +260,7 @@ class SM:
         if end <= t:
             self._retire(w, t, pc)
             return
-        ev = self.env.timeout(end - self.env.now)    # retires when its memory operations are done (drain)
+        ev = self.env.timeout(end - self.env.now)    # retires when its loads are back, its stores sent (drain)
         ev.callbacks.append(lambda _e: self._retire(w, end, pc))
 
     def _retire(self, w: Warp, t: float, pc: int) -> None:
@@ -302,12 +306,12 @@ class SM:
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind == "atom" else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
-        if info.mem == "red":                     # returns nothing: the warp goes on once it left the SM
-            if done > self.reductions_done:
-                self.reductions_done = done
-            w.memory_issued(done, False, self.l1.tag_free)
+        if info.mem == "red" or kind == "st":     # returns nothing: the warp goes on once it left the SM
+            if done > self.l2_done:
+                self.l2_done = done
+            w.memory_issued(done, kind == "st", self.l1.tag_free)
         else:
-            w.memory_issued(done, kind == "st")
+            w.memory_issued(done, False)
         if kind != "st":
             result(info.results, done, LONG)
 

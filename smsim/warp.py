@@ -11,7 +11,7 @@ the cycles since its previous issue are split: up to ``ready_at`` that reason; t
 queue it needed was busy, the throttle reason the scheduler noted (``math_pipe_throttle``,
 ``mio_throttle``, ``lg_throttle``), less the cycles a busy pipe was free again and another warp took it;
 the rest ``not_selected``; and ``selected`` for its issue slots.
-After ``exit`` a warp with stores in flight stays resident as ``drain``.
+After ``exit`` a warp whose stores have not left the SM yet stays resident as ``drain``.
 
 A warp's state has one writer: its own methods. The SM tells it what an issued instruction did
 (:meth:`Warp.results_at`, :meth:`Warp.hold_fetch`, :meth:`Warp.memory_issued`, :meth:`Warp.advance`), the
@@ -76,7 +76,7 @@ class Warp:
         self.info = infos[self.pcs[0]] if self.pcs else None
         self.mem_done = t           # when its global/local memory instructions in flight are done
         self.fence_done = t         # when its reductions are performed at L2 (a fence waits for them)
-        self.last_store = t         # when its last store is done (drain)
+        self.last_store = t         # when its last store has left the SM (drain)
         self.at_barrier = False
         self.done = False
         self.end = t
@@ -121,9 +121,11 @@ class Warp:
         self.fetch_at, self.fetch_reason = until, reason
 
     def memory_issued(self, done: float, store: bool, sent: float | None = None) -> None:
-        """A global/local memory instruction of this warp is done at ``done`` (a store: L2 has it). A
-        reduction, which returns nothing, holds the warp only until it leaves the SM at ``sent``: an exiting
-        warp does not wait for L2 to perform it (a fence does, and the kernel's end)."""
+        """A global/local memory instruction of this warp is done at ``done`` (a store: L2 has it). A store
+        or a reduction, which return nothing, hold the warp only until they leave the SM at ``sent``: an
+        exiting warp drains for that, as the H200 counts ``drain`` (about 20 cycles a warp for a coalesced
+        store, not the hundreds L2's acknowledgement takes), and does not wait for L2 to take them (a fence
+        does, and the kernel's end)."""
         if sent is not None:
             if done > self.fence_done:
                 self.fence_done = done
@@ -237,7 +239,7 @@ class Warp:
         return max(t, self.mem_done)
 
     def retire(self, t: float, pc: int) -> None:
-        """The warp has exited at ``t``; it leaves once its stores are done (``drain``)."""
+        """The warp has exited at ``t``; it leaves once its stores have left the SM (``drain``)."""
         self.done = True
         free = self.free_at
         end = max(t, free, self.last_store)

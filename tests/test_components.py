@@ -679,6 +679,16 @@ def test_front_end_spaces_blocks_by_the_device_dispatch_rate_shared_among_busy_s
     assert [free.dispatch_at(3.0) for _ in range(3)] == [3.0, 3.0, 3.0]
 
 
+def test_front_end_starts_a_block_that_refills_a_retired_ones_slot_after_the_launch_latency():
+    from smsim.front_end import FrontEnd
+    spec = dataclasses.replace(load("h200").launch, blocks_per_cycle=0.5, block_launch_cycles=300)
+    fe = FrontEnd(spec, busy=4)
+    assert [fe.dispatch_at(0.0) for _ in range(2)] == [0.0, 8.0]       # the first wave: no launch latency
+    assert fe.dispatch_at(1000.0, refill=True) == 1300.0                # a block retired at 1000
+    assert fe.dispatch_at(1001.0, refill=True) == 1308.0                # and the dispatch rate still holds
+    assert fe.dispatch_wait == 8 + 300 + 307
+
+
 def test_front_end_cold_instruction_cache_and_constant_cache():
     from smsim.front_end import PARAM_BANK_OFFSET, FrontEnd
     spec = dataclasses.replace(load("h200").launch, icache_cold_cycles=100, const_miss_cycles=300,

@@ -95,7 +95,8 @@ def test_intervals_tile_each_warps_resident_time(case, request):
         start, end = w["start"][idx], w["end"][idx]
         np.testing.assert_array_equal(start[1:], end[:-1])            # no gap, no overlap
         assert len(set(w["slot"][idx].tolist())) == 1
-    assert w["end"].max() == res.cycles
+    last = w["end"].max()                   # the kernel ends once L2 has taken the last warps' stores
+    assert last <= res.cycles <= last + res.config.l2.hit_latency_cycles + 100
     firsts = {}
     for (b, _), idx in warps.items():                                  # a block's warps arrive together
         firsts.setdefault(b, set()).add(float(w["start"][idx[0]]))

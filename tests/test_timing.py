@@ -55,6 +55,18 @@ def test_timed_outputs_equal_functional_and_runs_are_deterministic():
     assert a.metrics == b.metrics and a.stalls == b.stalls and a.cycles == b.cycles
 
 
+def test_a_warp_drains_until_its_stores_leave_the_sm_and_the_kernel_until_l2_has_them():
+    """Stores hold an exiting warp only until they have left the SM (the H200 counts about 20 cycles of
+    ``drain`` per warp of a coalesced copy), but the kernel is done only once L2 has taken the last one."""
+    res, out, inp = _copy(n=2048, config="h200", blocks="all", timeline=True)
+    assert np.array_equal(out, inp)
+    warps = 2048 // 32
+    assert res.stalls["drain"] / warps < 60                       # not the hundreds of an L2 acknowledgement
+    last_warp = float(res.timeline["warps"]["end"].max())
+    l2 = smsim.config.load("h200").l2
+    assert res.cycles >= last_warp + l2.hit_latency_cycles        # the last stores still reach L2 in the kernel
+
+
 def test_every_cycle_of_every_resident_warp_has_one_state():
     res, _, _ = _copy(stride=8, config="h100", blocks="all")
     m = res.metrics
