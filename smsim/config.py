@@ -148,7 +148,8 @@ class DramSpec:
 @dataclass(frozen=True)
 class LaunchSpec:
     overhead_ns: float                # kernel launch and completion inside gpu__time_duration, beyond the SM's cycles
-    blocks_per_cycle: float           # blocks the device's block scheduler hands out per cycle, all SMs (0: no limit)
+    blocks_per_cycle: float           # finished blocks the device retires per cycle, all SMs (0: no limit)
+    first_wave_blocks_per_cycle: float  # first-wave blocks handed out per cycle, all SMs (0: no limit)
     icache_cold_cycles: int           # an SM's first instruction fetch of a kernel (cold instruction cache)
     const_miss_cycles: int            # a parameter/constant line not yet in the SM's constant cache
     const_line_bytes: int             # the constant cache's line
@@ -299,8 +300,9 @@ def _value(t, v, key: str, source: str):
 
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
-           "blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles", "dirty_bytes", "partial_bytes",
-           "partial_write_cycles", "write_sector_cycles", "write_turnaround", "block_launch_cycles"}
+           "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
+           "dirty_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles", "write_turnaround",
+           "block_launch_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

@@ -119,6 +119,10 @@ class FrontEndModel(Component, Protocol):
         the cycle it starts."""
         ...
 
+    def retire_at(self, t: float) -> float:
+        """A block of this SM finished at ``t``: the cycle it is retired (its slot free again)."""
+        ...
+
     def code_ready(self, t: float) -> float:
         """The cycle a warp starting at ``t`` has its first instruction."""
         ...

@@ -6,13 +6,15 @@ the ``streams.empty_*`` and ``streams.launch_*`` kernels):
 * **Launch and completion.** The host's launch reaching the GPU, the grid's set-up and, at the end, the
   kernel's completion take time that ``gpu__time_duration`` counts but no SM's cycles do:
   ``launch.overhead_ns``, added once to the duration (:meth:`FrontEnd.metrics`).
-* **Block dispatch.** The device's block scheduler hands out ``launch.blocks_per_cycle`` blocks per cycle
-  to all SMs together, so one of the ``busy`` SMs a launch keeps busy gets a new block at most every
-  ``busy / blocks_per_cycle`` cycles (:meth:`FrontEnd.dispatch_at`): the first wave's blocks arrive one
-  after the other, and a kernel of many short blocks waits for blocks rather than for memory. A block that
-  takes the slot of one that retired starts ``launch.block_launch_cycles`` after the retirement (the
-  retirement reaching the block scheduler and the new block's launch: one block resident at a time, a
-  copy's blocks follow each other 330 cycles apart beyond their own time on an H200).
+* **Block dispatch and retirement.** The first wave's blocks are handed out quickly,
+  ``launch.first_wave_blocks_per_cycle`` per cycle to all SMs together (one of the ``busy`` SMs gets one
+  every ``busy / first_wave_blocks_per_cycle`` cycles, :meth:`FrontEnd.dispatch_at`): on an H200 the
+  warps of a short kernel's first blocks all wait for its code and parameters, as they do only if they
+  start together. A finished block is retired by the device at ``launch.blocks_per_cycle`` per cycle, all
+  SMs together (:meth:`FrontEnd.retire_at`; the kernel ends when its last block is retired), so a kernel
+  of many short blocks waits for retirements rather than for memory; a block that takes a retired block's
+  slot starts ``launch.block_launch_cycles`` after its retirement (one block resident at a time, a copy's
+  blocks follow each other 330 cycles apart beyond their own time on an H200).
 * **Cold instruction cache.** An SM's first instruction fetch of the kernel misses; every warp that
   starts before the code arrives waits for it (``no_instruction``), ``launch.icache_cold_cycles`` after
   the first warp's start. Sequential prefetch covers the rest of a short kernel's code, so later fetches
@@ -43,22 +45,34 @@ class FrontEnd:
     def __init__(self, spec: LaunchSpec, busy: int):
         self.spec = spec
         self.interval = busy / spec.blocks_per_cycle if spec.blocks_per_cycle else 0.0
-        self.next_free = 0.0
+        self.first_interval = busy / spec.first_wave_blocks_per_cycle if spec.first_wave_blocks_per_cycle else 0.0
+        self.next_free = 0.0                         # when the block scheduler hands out the next first-wave block
+        self.retire_free = 0.0                       # when it can retire the next finished block
         self.code_at: float | None = None          # when the kernel's code is in the instruction cache
         self.lines: dict = {}                        # (space, line) -> cycle its fill lands
         self.blocks = 0
         self.dispatch_wait = 0.0
+        self.retire_wait = 0.0
         self.const_misses = 0
 
     def dispatch_at(self, t: float, refill: bool = False) -> float:
-        """A block for this SM is asked for at ``t`` (``refill``: a block of this SM retired at ``t``): the
-        cycle it starts, handed over by the block scheduler and, for a refill, ``block_launch_cycles`` later."""
-        start = t if t > self.next_free else self.next_free
-        self.next_free = start + self.interval
+        """A block for this SM is asked for at ``t`` (``refill``: into the slot of a block retired at ``t``):
+        the cycle it starts, a first-wave block when the block scheduler hands it over, a refill
+        ``block_launch_cycles`` after the retirement."""
         if refill:
-            start += self.spec.block_launch_cycles
+            start = t + self.spec.block_launch_cycles
+        else:
+            start = t if t > self.next_free else self.next_free
+            self.next_free = start + self.first_interval
         self.blocks += 1
         self.dispatch_wait += start - t
+        return start
+
+    def retire_at(self, t: float) -> float:
+        """A block of this SM finished at ``t``: the cycle the device has retired it (its slot is free)."""
+        start = t if t > self.retire_free else self.retire_free
+        self.retire_free = start + self.interval
+        self.retire_wait += start - t
         return start
 
     def code_ready(self, t: float) -> float:
@@ -95,4 +109,5 @@ class FrontEnd:
         misses."""
         return {"smsim.launch.overhead_ns": float(self.spec.overhead_ns), "smsim.launch.blocks": self.blocks,
                 "smsim.launch.dispatch_wait_cycles": self.dispatch_wait,
+                "smsim.launch.retire_wait_cycles": self.retire_wait,
                 "smsim.launch.const_misses": self.const_misses}

@@ -24,6 +24,7 @@ it there, and the result, marked ``partial``, holds what was simulated. The resu
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -191,6 +192,7 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
                            f"timed blocks unfinished at cycle {env.now:.0f}; please report this kernel")
     if not partial and sm.l2_done > stats.end:
         stats.end = sm.l2_done          # the kernel is done when L2 has taken its stores and performed its reductions
+    stats.end = math.ceil(stats.end)    # at a cycle boundary (a block's retirement need not fall on one)
     stats.freeze()
     if complete and not partial:
         done = set(timed)

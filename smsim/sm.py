@@ -181,9 +181,13 @@ class SM:
         return traces[0]
 
     def block_retired(self, block: Block, t: float) -> None:
-        """``block``'s last warp retired at ``t``: the next pending block takes its place."""
+        """``block``'s last warp retired at ``t``: once the device has retired the block (the kernel lasts
+        until then), the next pending block takes its place."""
         self.resident -= 1
         self.stats.blocks_done += 1
+        t = self.front.retire_at(t)
+        if t > self.stats.end:
+            self.stats.end = t
         if self.pending:
             self._request(t, True)
 

@@ -667,26 +667,28 @@ def test_a_policy_registered_by_a_test_runs_a_real_launch():
 
 
 # ------------------------------------------------------------------------------------------------ front end
-def test_front_end_spaces_blocks_by_the_device_dispatch_rate_shared_among_busy_sms():
+def test_front_end_spaces_first_wave_blocks_by_the_device_dispatch_rate_shared_among_busy_sms():
     from smsim.front_end import FrontEnd
-    spec = dataclasses.replace(load("h200").launch, blocks_per_cycle=0.5)
+    spec = dataclasses.replace(load("h200").launch, first_wave_blocks_per_cycle=0.5)
     fe = FrontEnd(spec, busy=4)                      # 0.5 blocks/cycle for 4 SMs: one every 8 cycles here
     assert [fe.dispatch_at(0.0) for _ in range(3)] == [0.0, 8.0, 16.0]
     assert fe.dispatch_at(100.0) == 100.0            # the dispatcher was idle: no wait
     assert fe.dispatch_at(101.0) == 108.0
     assert fe.blocks == 5 and fe.dispatch_wait == 8 + 16 + 7
-    free = FrontEnd(dataclasses.replace(spec, blocks_per_cycle=0), busy=4)   # 0: no limit
+    free = FrontEnd(dataclasses.replace(spec, first_wave_blocks_per_cycle=0), busy=4)   # 0: no limit
     assert [free.dispatch_at(3.0) for _ in range(3)] == [3.0, 3.0, 3.0]
 
 
-def test_front_end_starts_a_block_that_refills_a_retired_ones_slot_after_the_launch_latency():
+def test_front_end_retires_blocks_at_the_device_rate_and_refills_a_slot_after_the_launch_latency():
     from smsim.front_end import FrontEnd
-    spec = dataclasses.replace(load("h200").launch, blocks_per_cycle=0.5, block_launch_cycles=300)
+    spec = dataclasses.replace(load("h200").launch, first_wave_blocks_per_cycle=2.0, blocks_per_cycle=0.5,
+                               block_launch_cycles=300)
     fe = FrontEnd(spec, busy=4)
-    assert [fe.dispatch_at(0.0) for _ in range(2)] == [0.0, 8.0]       # the first wave: no launch latency
-    assert fe.dispatch_at(1000.0, refill=True) == 1300.0                # a block retired at 1000
-    assert fe.dispatch_at(1001.0, refill=True) == 1308.0                # and the dispatch rate still holds
-    assert fe.dispatch_wait == 8 + 300 + 307
+    assert [fe.dispatch_at(0.0) for _ in range(3)] == [0.0, 2.0, 4.0]  # the first wave: one every 2 cycles
+    assert [fe.retire_at(1000.0), fe.retire_at(1001.0), fe.retire_at(1100.0)] == [1000.0, 1008.0, 1100.0]
+    assert fe.dispatch_at(1008.0, refill=True) == 1308.0                # 300 after its slot's retirement
+    assert fe.dispatch_wait == 2 + 4 + 300 and fe.retire_wait == 7
+    assert fe.metrics(2000.0)["smsim.launch.retire_wait_cycles"] == 7
 
 
 def test_front_end_cold_instruction_cache_and_constant_cache():
@@ -710,8 +712,8 @@ def test_front_end_cold_instruction_cache_and_constant_cache():
 
 def test_launch_costs_reach_the_duration_and_the_stall_reasons():
     """An (almost) empty kernel costs the launch overhead plus the cold code fetch and its one parameter's
-    constant-cache miss; a kernel reading a parameter stalls on it as imc_miss; blocks beyond the first
-    wave wait for the dispatcher."""
+    constant-cache miss; a kernel reading a parameter stalls on it as imc_miss; the first wave's blocks
+    arrive together and all wait for the code; blocks of many waves wait for the device to retire blocks."""
     import workloads
     empty = workloads.get("streams.empty_1block")
     s = empty.setup("test")
@@ -731,8 +733,16 @@ def test_launch_costs_reach_the_duration_and_the_stall_reasons():
     res = smsim.launch(many.load_kernel(), s.grid, s.block, s.args, config="h200")
     interval = 132 / spec.blocks_per_cycle
     assert res.blocks_timed == 128
-    last_block = 127 * interval                                                 # when the 128th block arrives
+    last_block = 127 * interval                                                 # when the 128th block retires
     assert last_block < res.cycles < last_block + spec.icache_cold_cycles + spec.const_miss_cycles + 200
+    wave = workloads.get("streams.empty_16waves")                               # 16 blocks/SM, all resident
+    s = wave.setup("test")
+    res = smsim.launch(wave.load_kernel(), s.grid, s.block, s.args, config="h200")
+    assert res.blocks_timed == 16 and res.cycles >= 15 * interval               # bound by their retirement
+    apart = 132 / spec.first_wave_blocks_per_cycle                              # the first wave's blocks
+    early = [k * apart for k in range(16) if k * apart < spec.icache_cold_cycles]   # start before the code
+    assert len(early) >= 8                                                      # is there, and wait for it
+    assert res.stalls["no_instruction"] >= 4 * sum(spec.icache_cold_cycles - t for t in early)
 
 
 def test_l2_atomic_units_serialize_each_slice_and_share_it_with_the_busy_sms():
