@@ -4,7 +4,8 @@ Every line of a ```bash block that starts with ``smsim`` is run as ``python -m s
 repository root (``out/`` rewritten to a temporary folder), every ```python block is executed in a fresh
 namespace; each must succeed, and the key figures the handout quotes for it (``EXPECT``) must appear both in
 the handout and in what the command printed (compared with runs of spaces collapsed). A ``smsim sweep``'s
-table, as the handout quotes it after the command, must be what it printed, row by row.
+table and a snippet's output, as the handout quotes them after the command, must be what it printed, row by
+row.
 """
 import contextlib
 import io
@@ -28,32 +29,32 @@ EXPECT = {
     ("README.md", "my_kernel.py\n"): ["mine.scale_coalesced (1 of 2)", "mine.scale_stride4 (2 of 2)",
                                       "load 8 32 4.0", "load 8 128 16.0"],
     ("README.md", "c.setup(\"test\")"): ["4388 cycles", "1024 store sectors"],
-    ("01_coalescing.md", "copy_stride1 --size"): ["blocks timed 30 of 3907", "cycles 6317", "duration 4.640 us",
+    ("01_coalescing.md", "copy_stride1 --size"): ["blocks timed 30 of 3907", "cycles 6493", "duration 4.729 us",
                                                   "load 240 960 4.0", "store 240 960 4.0", "30720 B", "100.0%",
                                                   "out[i] = inp[i * stride]"],
     ("01_coalescing.md", "--kernel copy_stride"): [
-        "copy_stride1 h100 64 warps 4.6 1271.0 4.0", "copy_stride2 h100 64 warps 5.2 2144.5 8.0",
-        "copy_stride4 h100 64 warps 7.7 2606.2 16.0", "copy_stride8 h100 64 warps 13.0 2820.2 32.0",
-        "copy_stride32 h100 64 warps 24.5 2887.1 32.0"],
-    ("01_coalescing.md", "--kernel copy_offset"): ["copy_offset1 h100 64 warps 4.7 1319.7 5.0",
-                                                   "copy_offset0 h100 64 warps 4.7", "copy_offset8 h100 64 warps 4.7"],
+        "copy_stride1 h100 64 warps 4.7 1236.6 4.0", "copy_stride2 h100 64 warps 5.3 2111.5 8.0",
+        "copy_stride4 h100 64 warps 7.7 2591.7 16.0", "copy_stride8 h100 64 warps 13.0 2798.2 32.0",
+        "copy_stride32 h100 64 warps 24.6 2874.5 32.0"],
+    ("01_coalescing.md", "--kernel copy_offset"): ["copy_offset1 h100 64 warps 4.8 1288.1 5.0",
+                                                   "copy_offset0 h100 64 warps 4.8", "copy_offset8 h100 64 warps 4.8"],
     ("01_coalescing.md", "--kernel particles"): [
-        "particles_aos4 h100 64 warps 10.2 1845.8 16.0", "particles_soa4 h100 64 warps 8.0 2494.4 4.0",
-        "particles_aos8 h100 64 warps 26.2 1611.0 32.0", "particles_soa8 h100 64 warps 10.6 2672.9 4.0"],
-    ("01_coalescing.md", "transpose.naive --size"): ["cycles 34377", "load 256 1024 4.0", "store 256 8192 32.0",
+        "particles_aos4 h100 64 warps 10.3 1835.0 16.0", "particles_soa4 h100 64 warps 8.1 2455.0 4.0",
+        "particles_aos8 h100 64 warps 26.2 1607.2 32.0", "particles_soa8 h100 64 warps 10.6 2650.3 4.0"],
+    ("01_coalescing.md", "transpose.naive --size"): ["cycles 34748", "load 256 1024 4.0", "store 256 8192 32.0",
                                                      "L2 1024 sectors 8192 sectors", "DRAM 32768 B 0 B"],
     ("01_coalescing.md", "naive_strided_reads\"):"): [
-        "transpose.copy 5593 cycles sectors/request: load 4.0, store 4.0",
-        "transpose.naive 34377 cycles sectors/request: load 4.0, store 32.0",
-        "transpose.naive_strided_reads 9634 cycles sectors/request: load 32.0, store 4.0"],
+        "transpose.copy 5731 cycles sectors/request: load 4.0, store 4.0",
+        "transpose.naive 34748 cycles sectors/request: load 4.0, store 32.0",
+        "transpose.naive_strided_reads 10573 cycles sectors/request: load 32.0, store 4.0"],
     ("02_shared_memory.md", "transpose.tiled --size"): [
-        "cycles 11527", "load 256 8192 7936 32.00", "store 256 256 0 1.00",
+        "cycles 11928", "load 256 8192 7936 32.00", "store 256 256 0 1.00",
         "32.0-way bank conflicts on shared loads at transpose.py:85", "theoretical 100.0%",
         "32 registers/thread", "8 blocks/SM"],
-    ("02_shared_memory.md", "transpose.tiled_padded --size"): ["cycles 5808", "load 256 256 0 1.00"],
+    ("02_shared_memory.md", "transpose.tiled_padded --size"): ["cycles 7110", "load 256 256 0 1.00"],
     ("02_shared_memory.md", "sweep transpose --size"): [
-        "copy h100 64 registers 4.3 1531.2 4.0", "naive h100 64 registers 18.8 249.1 4.0",
-        "tiled h100 64 registers 7.3 743.0 4.0", "tiled_padded h100 64 registers 4.4 1474.6 4.0"],
+        "copy h100 64 registers 4.3 1494.4 4.0", "naive h100 64 registers 19.0 246.5 4.0",
+        "tiled h100 64 registers 7.5 718.0 4.0", "tiled_padded h100 64 registers 5.0 1204.5 4.0"],
     ("02_shared_memory.md", "--kernel bank_stride"): [
         "bank_stride0 h100 25 shared 75.7", "bank_stride1 h100 25 shared 75.7", "bank_stride2 h100 25 shared 78.8",
         "bank_stride4 h100 25 shared 85.0", "bank_stride8 h100 25 shared 97.4",
@@ -63,30 +64,30 @@ EXPECT = {
         "stride 4: 4.0 wavefronts per shared load, 165419", "stride 32: 32.0 wavefronts per shared load, 378392",
         "stride 33: 1.0 wavefronts per shared load, 146993"],
     ("02_shared_memory.md", "sweep reduction"): [
-        "interleaved_divergent h100 64 registers 20.0", "interleaved_bank_conflicts h100 64 warps 10.5",
-        "sequential h100 64 warps 8.7", "first_add h100 64 warps 5.8", "warp_shuffle h100 64 warps 4.5",
-        "grid_stride h100 64 registers 4.5"],
+        "interleaved_divergent h100 64 registers 20.1", "interleaved_bank_conflicts h100 64 warps 10.5",
+        "sequential h100 64 warps 8.7", "first_add h100 64 warps 6.2", "warp_shuffle h100 64 warps 4.9",
+        "grid_stride h100 64 registers 4.6"],
     ("02_shared_memory.md", "case.family(\"reduction\")"): [
-        "interleaved_divergent 36766 cycles 0 bank conflicts top stall math_pipe_throttle",
-        "interleaved_bank_conflicts 17888 cycles 2240 bank conflicts top stall barrier",
-        "sequential 14266 cycles 0 bank conflicts top stall barrier",
-        "first_add 8528 cycles", "warp_shuffle 6020 cycles", "grid_stride 6078 cycles"],
+        "interleaved_divergent 36876 cycles 0 bank conflicts top stall math_pipe_throttle",
+        "interleaved_bank_conflicts 17843 cycles 2240 bank conflicts top stall barrier",
+        "sequential 14276 cycles 0 bank conflicts top stall barrier",
+        "first_add 9479 cycles", "warp_shuffle 6882 cycles", "grid_stride 6236 cycles"],
     ("03_latency_hiding.md", "--regs 64"): ["4 blocks/SM, 32 warps (50%), limited by registers"],
     ("03_latency_hiding.md", "--smem 32K"): ["6 blocks/SM, 48 warps (75%), limited by shared"],
     ("03_latency_hiding.md", "warps_per_sm=8..64"): [
         "vec_add 8 8 shared 341.5 540.4 4.0", "vec_add 16 16 shared 178.2 1039.6 4.0",
-        "vec_add 32 32 shared 97.1 1922.0 4.0", "vec_add 64 64 warps 75.9 2465.6 4.0",
+        "vec_add 32 32 shared 97.1 1921.6 4.0", "vec_add 64 64 warps 76.0 2461.9 4.0",
         "sweep_dram_gbps_vs_warps_per_sm.png"],
-    ("03_latency_hiding.md", "registers=32,64"): ["vec_add 32 64 registers 75.9", "vec_add 64 32 registers 97.1",
+    ("03_latency_hiding.md", "registers=32,64"): ["vec_add 32 64 registers 76.0", "vec_add 64 32 registers 97.1",
                                                   "vec_add 128 16 registers 178.2", "vec_add 255 8 registers 341.5"],
-    ("03_latency_hiding.md", "smem=0,32768"): ["vec_add 0 64 warps 75.9 2465.6", "vec_add 32768 48 shared 79.2 2363.2",
+    ("03_latency_hiding.md", "smem=0,32768"): ["vec_add 0 64 warps 76.0 2461.9", "vec_add 32768 48 shared 79.3 2361.9",
                                                "vec_add 65536 24 shared 124.2 1497.4"],
     ("03_latency_hiding.md", "--kernel stream_ilp4"): ["stream_ilp4_w4 h100 4 shared 29.7 593.6",
-                                                       "stream_ilp4_w24 h100 24 shared 7.9 2526.0"],
+                                                       "stream_ilp4_w24 h100 24 shared 7.9 2512.6"],
     ("03_latency_hiding.md", "for warps in"): [
         "4 warps/SM x 1 loads in flight: 192220 cycles", "4 warps/SM x 8 loads in flight: 35606 cycles",
-        "16 warps/SM x 2 loads in flight: 28134 cycles", "16 warps/SM x 8 loads in flight: 11585 cycles",
-        "64 warps/SM x 1 loads in flight: 17178 cycles", "64 warps/SM x 8 loads in flight: 7404 cycles"],
+        "16 warps/SM x 2 loads in flight: 27996 cycles", "16 warps/SM x 8 loads in flight: 11617 cycles",
+        "64 warps/SM x 1 loads in flight: 17212 cycles", "64 warps/SM x 8 loads in flight: 8810 cycles"],
 }
 
 
@@ -115,15 +116,16 @@ def expected(name: str, code: str) -> list:
     return hits[0] if hits else []
 
 
-def quoted_table(name: str, line: str) -> list:
-    """The rows of the plain ``` block that follows the ```bash block holding ``line`` (a sweep's table as
-    the handout quotes it), or [] when another bash block comes first."""
+def quoted_output(name: str, kind: str, code: str) -> list:
+    """The lines of the plain ``` block that follows the ```bash block holding the command ``code`` or the
+    ```python block ``code`` (what the handout says it prints), or [] when another such block comes first."""
     text = open(os.path.join(LABS, name)).read()
     fences = list(re.finditer(r"^```(\w*)\n(.*?)^```", text, re.S | re.M))
     for i, f in enumerate(fences):
-        if f.group(1) == "bash" and line.strip() in f.group(2).splitlines():
+        mine = code.strip() in f.group(2).splitlines() if kind == "bash" else f.group(2) == code
+        if f.group(1) == kind and mine:
             for g in fences[i + 1:]:
-                if g.group(1) == "bash":
+                if g.group(1) in ("bash", "python"):
                     return []
                 if g.group(1) == "":
                     return [r for r in g.group(2).splitlines() if r.strip()]
@@ -153,9 +155,13 @@ def test_handout_snippet(name, kind, code, tmp_path, monkeypatch):
     for phrase in expected(name, code):
         assert squash(phrase) in doc, f"{name} does not quote {phrase!r} (EXPECT and the handout disagree)"
         assert squash(phrase) in squash(out), f"{name}: {code.strip()[:60]!r} did not print {phrase!r}:\n{out}"
+    if kind == "python":                 # every line of the output it quotes, as printed
+        printed_lines = {squash(r).strip() for r in out.splitlines()}
+        for row in quoted_output(name, kind, code):
+            assert squash(row).strip() in printed_lines, f"{name}: a snippet quotes\n{row}\nbut printed\n{out}"
     if kind == "bash" and code.startswith("smsim sweep"):   # every row of the table it quotes, as printed
         printed = {tuple(r.split()[:2]): squash(r).strip() for r in out.splitlines() if len(r.split()) >= 2}
-        for row in quoted_table(name, code):
+        for row in quoted_output(name, kind, code):
             key = tuple(row.split()[:2])
             if key in printed:
                 assert squash(row).strip() == printed[key], \
