@@ -129,6 +129,7 @@ class L2Spec:
     partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
     partial_write_cycles: float = 0.0  # a slice's unit merging a sector written in part (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
+    sharing: str = "private"          # "neighbours": lines a block's grid neighbours (other SMs) brought are in L2
 
 
 @dataclass(frozen=True)
@@ -298,6 +299,8 @@ def _value(t, v, key: str, source: str):
     return float(v) if t is float else v
 
 
+#: ``l2.sharing``: what this SM's share of L2 holds that other SMs brought in ("private": nothing)
+L2_SHARING = ("private", "neighbours")
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
@@ -319,6 +322,8 @@ def _check(obj, prefix: str, source: str) -> None:
         if reg is not None and getattr(obj, f.name) not in reg:
             raise ConfigError(f"{source}: {prefix}{f.name} = {getattr(obj, f.name)!r}; choose one of "
                               f"{', '.join(reg.names())}")
+    if isinstance(obj, L2Spec) and obj.sharing not in L2_SHARING:
+        raise ConfigError(f"{source}: {prefix}sharing = {obj.sharing!r}; choose one of {', '.join(L2_SHARING)}")
     if isinstance(obj, (L1Spec, L2Spec)):
         if obj.replacement not in REPLACEMENTS:
             raise ConfigError(f"{source}: {prefix}replacement = {obj.replacement!r}; choose one of "

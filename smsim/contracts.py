@@ -25,7 +25,8 @@ them so; a new implementation registered in :mod:`smsim.registry` must accept th
   (this SM's share of the capacity, its port at its share of the bandwidth, the SMs sharing its atomic
   units);
 * DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int)`` (this SM's share of the bandwidth);
-* front end: ``(spec: LaunchSpec, busy: int)`` (``busy``: the SMs the launch keeps busy).
+* front end: ``(spec: LaunchSpec, busy: int, resident: int)`` (``busy``: the SMs the launch keeps busy;
+  ``resident``: the blocks one SM holds at once).
 """
 from __future__ import annotations
 
@@ -54,6 +55,10 @@ class DramModel(Component, Protocol):
         """Write ``sectors`` back at ``t`` (takes bandwidth; nobody waits for it)."""
         ...
 
+    def fetched_by_others(self, sectors: np.ndarray, t: float) -> float:
+        """The cycle ``sectors``, which another SM asked for at ``t``, arrive at L2 (no traffic of this SM's)."""
+        ...
+
 
 class L2Model(Component, Protocol):
     """L2 as this SM sees it, in front of a :class:`DramModel`."""
@@ -71,6 +76,11 @@ class L2Model(Component, Protocol):
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray) -> float:
         """A global atomic on ``sectors`` at ``t``, ``ops[i]`` operations in turn on sector ``i``: the cycle its
         results are back."""
+        ...
+
+    def held_by_others(self, sectors: np.ndarray, t: float) -> None:
+        """``sectors`` (any order) that other SMs asked for at about ``t``, bringing them into the device's L2:
+        a miss of this SM's share on one of them is an L2 hit, its data there once theirs is."""
         ...
 
 

@@ -12,7 +12,11 @@ the ``streams.empty_*`` and ``streams.launch_*`` kernels):
   warps of a short kernel's first blocks all wait for its code and parameters, as they do only if they
   start together. A finished block is retired by the device at ``launch.blocks_per_cycle`` per cycle, all
   SMs together (:meth:`FrontEnd.retire_at`; the kernel ends when its last block is retired), so a kernel
-  of many short blocks waits for retirements rather than for memory; a block that takes a retired block's
+  of many short blocks waits for retirements rather than for memory. This SM gets one block retired every
+  ``busy / blocks_per_cycle`` cycles, and room it left unused (the other SMs' blocks finish at other times
+  once the first wave is over) takes a later burst of up to the blocks it holds at once (a token bucket,
+  the GCRA: blocks of a many-wave stencil finish eight together and need not wait; the first wave's SMs
+  all finish together, so its blocks get no such room); a block that takes a retired block's
   slot starts ``launch.block_launch_cycles`` after its retirement (one block resident at a time, a copy's
   blocks follow each other 330 cycles apart beyond their own time on an H200).
 * **Cold instruction cache.** An SM's first instruction fetch of the kernel misses; every warp that
@@ -40,14 +44,15 @@ PARAM_BANK_OFFSET = 0x210
 
 @LAUNCH_MODELS.register("front_end")
 class FrontEnd:
-    """The front end of one of ``busy`` SMs (``spec``: :class:`smsim.config.LaunchSpec`)."""
+    """The front end of one of ``busy`` SMs (``spec``: :class:`smsim.config.LaunchSpec`) that holds
+    ``resident`` blocks at once."""
 
-    def __init__(self, spec: LaunchSpec, busy: int):
-        self.spec = spec
+    def __init__(self, spec: LaunchSpec, busy: int, resident: int = 1):
+        self.spec, self.resident = spec, resident
         self.interval = busy / spec.blocks_per_cycle if spec.blocks_per_cycle else 0.0
         self.first_interval = busy / spec.first_wave_blocks_per_cycle if spec.first_wave_blocks_per_cycle else 0.0
         self.next_free = 0.0                         # when the block scheduler hands out the next first-wave block
-        self.retire_free = 0.0                       # when it can retire the next finished block
+        self.tat: float | None = None                # retirement's theoretical arrival time (GCRA)
         self.code_at: float | None = None          # when the kernel's code is in the instruction cache
         self.lines: dict = {}                        # (space, line) -> cycle its fill lands
         self.blocks = 0
@@ -70,8 +75,13 @@ class FrontEnd:
 
     def retire_at(self, t: float) -> float:
         """A block of this SM finished at ``t``: the cycle the device has retired it (its slot is free)."""
-        start = t if t > self.retire_free else self.retire_free
-        self.retire_free = start + self.interval
+        if not self.interval:
+            return t
+        tol = (self.resident - 1) * self.interval     # unused room the device keeps for this SM, in cycles
+        if self.tat is None:
+            self.tat = t + tol                         # none at the first retirement: the first wave's SMs all
+        start = t if t > self.tat - tol else self.tat - tol   # finish together
+        self.tat = (self.tat if self.tat > start else start) + self.interval
         self.retire_wait += start - t
         return start
 

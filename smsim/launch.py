@@ -182,7 +182,8 @@ def launch(kernel: Any, grid: int | tuple, block: int | tuple, args: Sequence = 
     ``timing=True``: time it on ``config`` (a preset name such as ``"h100"``, a TOML path or a
     :class:`smsim.config.Config`; ``overrides`` like ``{"l1.size_bytes": 65536}``). ``blocks="share"``
     times the blocks one SM would run, ``"all"`` the whole grid on one SM, ``N`` the first N; the other
-    blocks run functionally unless ``complete=False``. ``registers``: registers per thread for the
+    blocks run functionally unless ``complete=False`` (then only the timed blocks and, with
+    ``l2.sharing = "neighbours"``, their grid neighbours run). ``registers``: registers per thread for the
     occupancy (as ``-maxrregcount`` or ptxas would give), instead of the estimate from the kernel's liveness.
     ``timing=False``: functional only; ``counters`` then also counts global-memory requests and 32-byte
     sectors per load/store kind. ``timeline=True`` (timed only) records ``res.timeline`` for

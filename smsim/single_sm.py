@@ -7,7 +7,9 @@ per SM and shared-memory carveout (which leaves the L1 its size) and chooses the
 ``busy = min(num_sms, grid blocks)`` SMs busy, and this SM gets ``1/busy`` of the L2 capacity, of the L2
 bandwidth (at most its own port's ``sm_port_bytes_per_cycle``) and of the HBM bandwidth. A one-block
 kernel thus has the whole L2 and all of HBM's bandwidth behind one L2 port; a full grid shares them
-evenly (data that several SMs read is not shared between their slices: each SM pays its own misses).
+evenly. What the blocks around a timed block read first is in L2 for it (``l2.sharing``,
+:meth:`smsim.sm.SM.neighbours`); other data that several SMs read is fetched by each (each SM pays its own
+misses).
 
 :func:`build_sm` is the one place that wires components together: it builds each part with the class
 the config names for it (:mod:`smsim.registry`: ``dram.model``, ``l2.model``, ``l1.model``,
@@ -17,10 +19,10 @@ of this SM's share (logged queues when a :class:`smsim.warp.Timeline` records th
 (:mod:`smsim.front_end`) given the number of busy SMs, the instruction stream (:func:`instruction_stream`:
 the SASS ptxas makes of the kernel, or its PTX), then the SM with one policy per sub-partition. Then
 the SimPy environment runs until the last timed warp retires; the blocks not timed run on the functional
-interpreter afterwards (unless ``complete=False``), so the outputs are complete. ``progress`` is called
-every few thousand cycles with the blocks retired; Ctrl-C (KeyboardInterrupt) during the simulation ends
-it there, and the result, marked ``partial``, holds what was simulated. The result is a
-:class:`TimedRun`.
+interpreter afterwards (unless ``complete=False``; those the SM ran as neighbours are not run again), so the
+outputs are complete. ``progress`` is called every few thousand cycles with the blocks retired; Ctrl-C
+(KeyboardInterrupt) during the simulation ends it there, and the result, marked ``partial``, holds what was
+simulated. The result is a :class:`TimedRun`.
 """
 from __future__ import annotations
 
@@ -122,7 +124,7 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
     l1 = L1_MODELS.get(cfg.l1.model)(cfg.l1, l1_bytes(cfg, the_plan.occupancy),
                                      queue("l1", cfg.l1.data_bytes_per_cycle), l2, cfg.seed)
     shared = SHARED_MODELS.get(cfg.shared.model)(cfg.shared, cfg.sm.subpartitions)
-    front = LAUNCH_MODELS.get(cfg.launch.model)(cfg.launch, share.busy)
+    front = LAUNCH_MODELS.get(cfg.launch.model)(cfg.launch, share.busy, the_plan.occupancy.blocks_per_sm)
     policy = SCHEDULER_POLICIES.get(cfg.scheduler.policy)
     env = simpy.Environment()
     infos, nregs = op_infos(launch.prog), None
@@ -132,6 +134,8 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
     sm = SM(env, cfg, launch, the_plan.blocks, the_plan.occupancy.blocks_per_sm, shared, l1, stats,
             [policy(cfg.scheduler) for _ in range(cfg.sm.subpartitions)], front, recorder,
             infos, replay, nregs)
+    if cfg.l2.sharing == "neighbours":
+        sm.share_l2 = l2.held_by_others
     return Built(sm, (l1, l2, dram, shared, front), the_plan, "ptx" if replay is None else "sass")
 
 
@@ -195,7 +199,7 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     stats.end = math.ceil(stats.end)    # at a cycle boundary (a block's retirement need not fall on one)
     stats.freeze()
     if complete and not partial:
-        done = set(timed)
+        done = set(timed) | sm.ran_ahead
         launch.run_blocks([b for b in range(launch.nblocks) if b not in done])
     occ = built.plan.occupancy
     per_sm = -(-launch.nblocks // cfg.gpu.num_sms)

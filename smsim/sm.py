@@ -6,7 +6,9 @@ the occupancy allows. A block runs on the functional interpreter when it is disp
 lanes), which gives each warp its instruction stream and the addresses of its memory accesses; its warps,
 placed on sub-partition ``warp slot % sm.subpartitions``, then replay those streams against the clock.
 When a block's last warp retires, the next block is dispatched in its place (the front end says when it
-starts: :meth:`smsim.front_end.FrontEnd.dispatch_at`).
+starts: :meth:`smsim.front_end.FrontEnd.dispatch_at`). With ``l2.sharing = "neighbours"`` the blocks around
+a timed block in the grid, which other SMs run, are run once too (:meth:`SM.neighbours`): the sectors they
+touch before it does are in the device's L2 when it asks for them.
 
 Life of an instruction (:meth:`SM.issue`, called by a sub-partition's scheduler at cycle ``t``): the
 warp's waiting cycles are attributed (:meth:`smsim.warp.Warp.account`); then its timing effect: a
@@ -124,6 +126,12 @@ class SM:
         self.resident = 0
         self.local_bytes = max(launch.prog.local_bytes, 4)
         self.traces: dict = {}            # blocks run ahead of their dispatch
+        self.timed = set(blocks)
+        #: other SMs' blocks run here to see what they bring into L2 (:meth:`neighbours`); their sectors go
+        #: to ``share_l2`` (an :meth:`smsim.contracts.L2Model.held_by_others`), None: not done
+        self.share_l2: Any = None
+        self.ran_ahead: set = set()
+        self.near: dict = {}              # timed block -> sectors its neighbours brought, until it is dispatched
         pipes = spec.pipes
         self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
         self.execs = [self._exec(i, getattr(pipes, i.unit, None)) for i in self.infos]
@@ -157,6 +165,9 @@ class SM:
 
     def _dispatch(self, b: int, t: float) -> None:
         block = Block(self, b, self._trace(b))
+        near = self.near.pop(b, None)
+        if near is not None:
+            self.share_l2(near, t)
         code_at = self.front.code_ready(t)
         for wt in block.trace.warps:
             slot = self.free_slots.pop(0)
@@ -178,7 +189,59 @@ class SM:
         traces = trace_blocks(self.launch, [b] + list(islice(self.pending, limit - 1)))
         for tr in traces[1:]:
             self.traces[tr.index] = tr
+        if self.share_l2 is not None:
+            self.neighbours(traces, limit)
         return traces[0]
+
+    def neighbours(self, traces: list, limit: int) -> None:
+        """For each timed block of ``traces`` (:class:`isa.trace.BlockTrace`), run its grid neighbours that
+        other SMs run at about the same time (x - 1 and x + 1, and the three blocks above and below). What they
+        touch is in the device's L2, with the DRAM accesses (``dram.access_bytes``) that held it, except what
+        the block touches first itself (by the step of the warp's stream at which each first touches a
+        sector; on a tie the lower block index first): a stencil's halo, the sector two blocks of a
+        misaligned copy share, table entries later blocks of this SM read. It goes to ``share_l2`` when the
+        block is dispatched (:attr:`near`). Each neighbour runs on the functional interpreter once, in place
+        of its run in the launch's completion (:attr:`ran_ahead`); one this SM times itself is not run again."""
+        gx, gy, _ = self.launch.grid3
+        sb = self.spec.l2.sector_bytes
+        per = max(1, self.spec.dram.access_bytes // sb)
+        mine = {tr.index: tr for tr in traces if tr.index in self.timed}
+        todo: dict = {}
+        for b in mine:
+            x, y = b % gx, b // gx % gy
+            for dy in (-1, 0, 1):
+                for dx in (-1, 0, 1):
+                    n = b + dy * gx + dx
+                    if (dx or dy) and 0 <= x + dx < gx and 0 <= y + dy < gy and n not in self.timed \
+                            and n not in self.ran_ahead:
+                        self.ran_ahead.add(n)
+                        todo.setdefault(b, []).append(n)
+        order = sorted(n for ns in todo.values() for n in ns)
+        first: dict = {}
+        for i in range(0, len(order), limit):
+            for tr in trace_blocks(self.launch, order[i:i + limit]):
+                first[tr.index] = _first_touch(tr, sb, per)
+        for b, ns in todo.items():
+            theirs = np.unique(np.concatenate([first[n][0] for n in ns]))
+            if not len(theirs):
+                continue
+            # the step at which a neighbour first touches each, with a lower block index winning ties
+            step = np.full(len(theirs), np.iinfo(np.int64).max)
+            lower = np.zeros(len(theirs), bool)
+            for n in ns:
+                nsec, nstep = first[n]
+                at = np.searchsorted(theirs, nsec)
+                earlier = (nstep < step[at]) | ((nstep == step[at]) & (n < b))
+                step[at] = np.where(earlier, nstep, step[at])
+                lower[at] = np.where(earlier, n < b, lower[at])
+            sec, own = _first_touch(mine[b], sb, 1)
+            at = np.searchsorted(theirs, sec).clip(0, len(theirs) - 1)
+            both = theirs[at] == sec
+            mine_first = both & ((own < step[at]) | ((own == step[at]) & ~lower[at]))
+            keep = np.ones(len(theirs), bool)
+            keep[at[mine_first]] = False
+            if keep.any():
+                self.near[b] = theirs[keep]
 
     def block_retired(self, block: Block, t: float) -> None:
         """``block``'s last warp retired at ``t``: once the device has retired the block (the kernel lasts
@@ -329,3 +392,26 @@ class SM:
         word, lanes_ = np.uint64(LOCAL_WORD_BYTES), np.uint64(WARP_LANES)
         base = LOCAL_BASE + (w.slot + self.spec.sm.max_warps * w.block.index) * self.local_bytes * WARP_LANES
         return np.uint64(base) + (a // word) * (word * lanes_) + lanes.astype(np.uint64) % lanes_ * word + a % word
+
+
+def _first_touch(trace: Any, sector_bytes: int, per: int) -> tuple:
+    """The global sectors a block's trace touches, sorted, and the step (position in its warp's stream) at
+    which a warp of it first touches each; ``per`` > 1: every sector of the ``per``-sector DRAM accesses
+    touched, at the step their first sector is."""
+    g = SPACE_NAMES.index("global")
+    secs, steps = [], []
+    for w in trace.warps:
+        for k, sp, lo, hi in zip(w.mem_k, w.mem_space, w.mem_lo, w.mem_hi):
+            if sp == g:
+                secs.append(trace.addr[lo:hi].astype(np.int64) // sector_bytes)
+                steps.append(np.full(hi - lo, k, np.int64))
+    if not secs:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    sec, step = np.concatenate(secs), np.concatenate(steps)
+    if per > 1:
+        sec = (sec // per * per)[:, None] + np.arange(per)
+        sec, step = sec.ravel(), np.repeat(step, per)
+    o = np.lexsort((step, sec))
+    sec, step = sec[o], step[o]
+    keep = np.r_[True, sec[1:] != sec[:-1]]
+    return sec[keep], step[keep]

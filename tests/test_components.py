@@ -172,6 +172,49 @@ def test_l2_write_allocates_and_writes_dram_and_atomics_are_counted():
     assert _l2(100).size_bytes == 1024                   # at least one set
 
 
+def test_l2_serves_sectors_other_sms_brought_as_hits_that_wait_for_their_fill():
+    l2 = _l2()
+    l2.held_by_others(_sectors(8, 9), 90.0)
+    # missed by this share, but another SM asked DRAM for them at 90: they arrive when its read does (90 +
+    # row miss 50 = 140), with no DRAM bytes of this SM's. Port 64 B = 1 cycle (101), back at 121: at 140
+    assert l2.read(_sectors(8, 9), 100.0).tolist() == [140.0, 140.0]
+    assert l2.dram.bytes_read == 0 and l2.dram.queue.free == 0.0
+    m = l2.metrics(1000.0)
+    assert m["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] == 2
+    assert m["smsim.l2.sectors_from_other_sms"] == 2
+    assert l2.read(_sectors(8), 200.0).tolist() == [200.5 + 20]          # now in this share: a plain hit
+    l2.held_by_others(_sectors(24), 0.0)                                 # long there: an L2 hit's time
+    assert l2.read(_sectors(24), 250.0).tolist() == [250.5 + 20]
+    # one from another SM, one this SM must fetch: the request waits for the later (its own DRAM read:
+    # back at 321, DRAM 1 cycle, row miss 50: 372), and only its own sector is read
+    l2.held_by_others(_sectors(40), 300.0)
+    assert l2.read(_sectors(40, 80), 300.0).tolist() == [372.0, 372.0]
+    assert l2.dram.bytes_read == 32
+    # remembered as long as this share (4096 B: 128 sectors) would keep them: the oldest are forgotten
+    l2.held_by_others(np.arange(1000, 1200), 400.0)
+    assert len(l2.others) == 128 and 1071 not in l2.others and 1072 in l2.others
+
+
+def test_l2_atomic_backlog_spreads_unseen_operations_evenly_and_concentrates_repeated_ones():
+    spec = dataclasses.replace(TINY.l2, atomic_op_cycles=2.0, slices=4, slice_bytes=512)
+    # chunks 0, 4 and 1 (sectors 0, 64, 16): slices 0, 0 and 1 by the hash. Three chunks seen once each:
+    # nothing says the other SMs pick the same ones (Good-Turing: none of the mass is on seen chunks), so
+    # the 8 SMs' 3 operations x 2 cycles spread over the 4 slices: every backlog 8 x 3 x 2 / 4 = 12 cycles
+    spread = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=8)
+    spread.read(_sectors(0, 16, 64), 0.0)                  # warm: an atomic's read hits, 20 after the port
+    # there at 121.5 (port 1.5, hit 20); this SM's own operations in turn on their slices: slice 0 121.5-123.5
+    # and 123.5-125.5, slice 1 121.5-123.5
+    assert spread.atomic(_sectors(0, 16, 64), 100.0, np.array([1, 1, 1])) == 125.5
+    # then the 7 other SMs' 3 operations x 2 cycles, spread evenly: 10.5 cycles more on every slice
+    assert spread.unit_free.tolist() == [125.5 + 10.5, 123.5 + 10.5, 121.5 + 10.5, 121.5 + 10.5]
+    # one chunk, 4 operations on one word: it is seen again, so the other SMs' work lands there too
+    hot = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=8)
+    hot.read(_sectors(0), 0.0)
+    assert hot.atomic(_sectors(0), 100.0, np.array([4])) == 120.5 + 8
+    assert hot.unit_free.tolist() == [120.5 + 8 * 4 * 2, 120.5, 120.5, 120.5]
+    assert hot.atomic(_sectors(0), 101.0, np.array([4])) == 120.5 + 64 + 8          # waits for the backlog
+
+
 def test_device_share_divides_l2_and_hbm_among_the_busy_sms():
     # tiny: 4 SMs, L2 256 KB and 128 B/cycle, port 64 B/cycle, HBM 64 GB/s at 1 GHz = 64 B/cycle
     one = device_share(TINY, 1)
@@ -631,6 +674,54 @@ def test_warps_saturating_an_interval_2_pipe_split_their_waits_between_throttle_
     assert 0.5 < not_selected / throttle < 2.0, st
 
 
+def test_what_a_blocks_grid_neighbours_on_other_sms_read_first_is_in_l2():
+    @cuda.jit
+    def smooth(out, inp, n):
+        i = cuda.grid(1)
+        if i > 0 and i < n - 1:
+            out[i] = inp[i - 1] + inp[i] + inp[i + 1]
+
+    def run(sharing):
+        n = 16 * 32
+        inp, out = np.arange(n, dtype=np.float32), np.zeros(n, np.float32)
+        res = smsim.launch(smooth, (16,), (32,), (out, inp, n), config=load("tiny", overrides={"l2.sharing": sharing}))
+        assert np.array_equal(out[1:-1], inp[:-2] + inp[1:-1] + inp[2:])
+        return res
+
+    private, shared = run("private"), run("neighbours")
+    # tiny has 4 SMs: this one times blocks 0, 4, 8 and 12. Block b reads sectors 4b-1 .. 4b+4. Sector 4b-1
+    # it touches with its first load (inp[i - 1]), as block b-1 does (lane 31): a tie, the lower block first;
+    # 4b+4 only with its third (inp[i + 1]), after block b+1 read it with its first. Those two are in L2
+    # already (block 0: sector 4 alone): 7 sectors this SM would have read from DRAM
+    assert shared.metrics["smsim.l2.sectors_from_other_sms"] == 7
+    assert private.metrics["smsim.l2.sectors_from_other_sms"] == 0
+    assert private.metrics["dram__bytes_read.sum"] - shared.metrics["dram__bytes_read.sum"] == 7 * 32
+
+
+def test_blocks_run_for_their_neighbours_run_once():
+    @cuda.jit
+    def bump(a):
+        x, y = cuda.grid(2)
+        a[y, x] += np.float32(1)
+
+    a = np.zeros((24, 32), np.float32)
+    res = smsim.launch(bump, (4, 3), (8, 8), (a,), config="tiny")
+    assert res.metrics["smsim.l2.sectors_from_other_sms"] == 0     # no sector of its own was touched first
+    assert np.array_equal(a, np.ones_like(a))                      # every block ran once
+
+
+def test_a_2d_blocks_neighbours_are_the_eight_around_it():
+    launch = isa.interp.Launch(isa.parse(EMPTY_PTX)["k"], (4, 3), 64, (np.zeros(4, np.float32),))
+    sm = build_sm(TINY, launch, blocks="share").sm          # tiny's 4 SMs: this one times blocks 0, 4 and 8
+    assert sm.share_l2 is not None                           # tiny's l2.sharing is "neighbours"
+    trace = isa.trace.trace_blocks(launch, [0, 4, 8])
+    sm.neighbours(trace[:1], 8)            # (0, 0) of the 4 x 3 grid: (1, 0); (0, 1), (1, 1)
+    assert sorted(sm.ran_ahead) == [1, 5]  # (0, 1) is block 4, timed by this SM itself
+    sm.neighbours(trace[1:], 8)            # (0, 1): (0..1, 0), (1, 1), (0..1, 2); (0, 2): (0..1, 1), (1, 2)
+    assert sorted(sm.ran_ahead) == [1, 5, 9]                 # each once; the timed 0, 4, 8 never
+    assert not sm.near                     # an empty kernel touches no sector
+
+
 # --------------------------------------------------------------------------------- a policy from outside
 class YoungestFirst:
     """A toy policy: the youngest warp first."""
@@ -689,6 +780,19 @@ def test_front_end_retires_blocks_at_the_device_rate_and_refills_a_slot_after_th
     assert fe.dispatch_at(1008.0, refill=True) == 1308.0                # 300 after its slot's retirement
     assert fe.dispatch_wait == 2 + 4 + 300 and fe.retire_wait == 7
     assert fe.metrics(2000.0)["smsim.launch.retire_wait_cycles"] == 7
+
+
+def test_retirement_room_left_unused_takes_a_later_burst_of_up_to_the_resident_blocks():
+    from smsim.front_end import FrontEnd
+    spec = dataclasses.replace(load("h200").launch, blocks_per_cycle=0.5)
+    fe = FrontEnd(spec, busy=4, resident=3)                              # one block every 8 cycles
+    # the first retirements: every SM's first wave finishes at once, so one every 8 cycles
+    assert [fe.retire_at(1000.0) for _ in range(3)] == [1000.0, 1008.0, 1016.0]
+    # much later: the room the device had for this SM meanwhile takes up to 3 blocks at once, then 8 apart
+    assert [fe.retire_at(2000.0) for _ in range(5)] == [2000.0, 2000.0, 2000.0, 2008.0, 2016.0]
+    assert fe.retire_wait == 8 + 16 + 8 + 16
+    unlimited = FrontEnd(dataclasses.replace(spec, blocks_per_cycle=0), busy=4, resident=3)
+    assert [unlimited.retire_at(5.0) for _ in range(3)] == [5.0, 5.0, 5.0]
 
 
 def test_front_end_cold_instruction_cache_and_constant_cache():

@@ -55,6 +55,11 @@ class Dram:
         start, done = self.queue.transfer(t, bus)
         return done + self._latency(sectors, start) + self.spec.loaded_latency_cycles * self._load(t, bus)
 
+    def fetched_by_others(self, sectors: np.ndarray, t: float) -> float:
+        """Cycle at which ``sectors``, which another SM asked for at ``t``, arrive: the latency of a read, with
+        no bytes or bandwidth of this SM's."""
+        return t + self._latency(sectors, t) + self.spec.loaded_latency_cycles * min(self._decayed(t), 1.0)
+
     def write(self, sectors: np.ndarray, t: float) -> None:
         """Write ``sectors`` at ``t``: bandwidth and row state, no waiting."""
         self.bytes_write += len(sectors) * self.sector_bytes
@@ -81,12 +86,15 @@ class Dram:
 
     def _load(self, t: float, nbytes: float) -> float:
         """Add a transfer of ``nbytes`` at ``t`` to the recent utilization; the utilization (0..1)."""
-        window = self.spec.utilization_window_cycles
-        if t > self.seen:
-            self.utilization *= math.exp((self.seen - t) / window)
-            self.seen = t
-        self.utilization += nbytes / self.queue.rate / window
+        self.utilization = self._decayed(t) + nbytes / self.queue.rate / self.spec.utilization_window_cycles
         return min(self.utilization, 1.0)
+
+    def _decayed(self, t: float) -> float:
+        """The recent utilization as of ``t`` (no later than the last transfer: as of then)."""
+        if t > self.seen:
+            self.utilization *= math.exp((self.seen - t) / self.spec.utilization_window_cycles)
+            self.seen = t
+        return self.utilization
 
     def _latency(self, sectors: np.ndarray, start: float) -> float:
         spec = self.spec

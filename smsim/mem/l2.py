@@ -21,17 +21,32 @@ store is acknowledged once taken (``transpose.naive``'s uncoalesced stores are b
 H200, ``streams.gs_write_w64``'s coalesced ones by the second).
 :class:`smsim.mem.l2_write_back.WriteBackL2` also keeps the written data in L2 until eviction.
 
+What other SMs brought in (``l2.sharing = "neighbours"``): the device has one L2, and a block's grid
+neighbours, which other SMs run at about the same time, touch some of its sectors first (a stencil's halo, the
+sector two blocks of a misaligned copy share). :meth:`smsim.sm.SM.neighbours` runs them and hands those
+sectors over when the block starts (:meth:`held_by_others`); a miss of this SM's share on one is an L2 hit
+(``lts__t_sectors_srcunit_tex_op_read_lookup_hit``, ``smsim.l2.sectors_from_other_sms``) with no DRAM traffic
+of this SM's, its data there when the other SM's read is back (:meth:`smsim.mem.dram.Dram.fetched_by_others`).
+Data that all blocks read (a histogram's bins, a gathered table) is fetched again by every SM, but for what
+its blocks' neighbours touched.
+
 Atomics (and reductions) are performed at L2, by the atomic unit of the slice that holds the sector
 (``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's
 atomic needs, per sector, as many operations as the most lanes naming one address in it
 (:func:`smsim.fast.coalesce.atomic_ops`: lanes on different words are served together, lanes on one word in
-turn); each takes ``atomic_op_cycles`` of its slice's unit, after the sector's data is there. The unit is
-shared by the ``busy`` SMs of the launch, which all send it work alike (as every shared resource in this
-share model): it is free again ``busy`` times later than this SM's own operations need, so this SM's
-same-address atomics run at ``1/busy`` of the unit's rate, while a lone operation waits for nobody.
+turn); each takes ``atomic_op_cycles`` of its slice's unit, after the sector's data is there and the unit has
+done its backlog. The units serve the ``busy`` SMs of the launch, which all send them work alike (as every
+shared resource in this share model): after this SM's own operations, the other SMs' as many join the
+backlogs, spread over the slices as this SM's operations have been so far. That spread is smoothed by how
+much of it is still unseen (Good-Turing: the share of operations that were the first on their chunk goes
+evenly to all slices), so 256 samples into 64 K bins load every slice alike, as 4 M samples on all SMs do,
+while the same-address reductions of one bin run at ``1/busy`` of one unit's rate. A lone operation waits
+for nobody.
 Registered as ``l2.model = "write_through"``.
 """
 from __future__ import annotations
+
+from itertools import islice
 
 import numpy as np
 
@@ -51,7 +66,10 @@ class L2:
     def __init__(self, spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int = 0,
                  busy: int = 1):
         self.spec, self.dram, self.busy = spec, dram, busy
-        self.unit_free: dict = {}         # slice -> cycle its atomic unit is free
+        self.unit_free = np.zeros(spec.slices)   # cycle each slice's atomic unit has done its backlog
+        self.unit_ops = np.zeros(spec.slices)    # this SM's atomic operations per slice so far
+        self.chunk_ops: dict = {}         # slice_bytes chunk -> this SM's operations on it so far
+        self.once = 0                     # chunks that have had exactly one operation
         unit = spec.line_bytes * spec.assoc
         self.size_bytes = max(unit, size_bytes // unit * unit)
         self.cache = SectorCache(self.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc,
@@ -65,6 +83,9 @@ class L2:
         self.n_partial = 0                # sectors in it, at most partial_limit (this SM's share)
         sb = spec.sector_bytes
         self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
+        self.others: dict = {}            # sectors other SMs brought into L2 (held_by_others), oldest first
+        self.others_limit = self.size_bytes // sb
+        self.sectors_from_others = 0      # read misses of this share served by them
         self.partial_limit = max(1, spec.partial_bytes * self.size_bytes // spec.size_bytes // sb) \
             if spec.partial_bytes else 1 << 62
 
@@ -79,8 +100,42 @@ class L2:
         back = done + spec.hit_latency_cycles
         arrive = back
         if misses:
-            arrive = self._fetch(cache.missed(sectors, status), back)
+            miss = cache.missed(sectors, status)
+            if self.others:
+                miss, arrive = self._from_others(miss, done, back)
+            if len(miss):
+                arrive = max(arrive, self._fetch(miss, back))
         return cache.arrivals(status, ready, back, arrive)
+
+    def held_by_others(self, sectors: np.ndarray, t: float) -> None:
+        """``sectors`` that other SMs' blocks, started at about ``t``, read (the grid neighbours of a block of
+        this SM's: :meth:`smsim.sm.SM.neighbours`). A miss of this SM's share on one of them is a hit of the
+        device's L2. They are remembered for as long as this SM's share would keep them: the oldest are
+        forgotten first."""
+        others = self.others
+        for s in sectors.tolist():
+            others[s] = t
+        over = len(others) - self.others_limit
+        if over > 0:
+            for s in list(islice(others, over)):
+                del others[s]
+
+    def _from_others(self, miss: np.ndarray, t: float, back: float) -> tuple:
+        """The sectors of ``miss`` that other SMs brought into L2 are hits there, though their data may still
+        be on its way: another SM asked DRAM for them when its block started
+        (:meth:`smsim.mem.dram.Dram.fetched_by_others`). ``(the rest, still to fetch; when the others'
+        arrive)``, decided at ``t``; no DRAM traffic of this SM's."""
+        others = self.others
+        there = np.fromiter((s in others for s in miss.tolist()), bool, len(miss))
+        if not there.any():
+            return miss, back
+        got = miss[there]
+        asked = max(others.pop(s) for s in got.tolist())
+        self.sectors_read_hit += len(got)
+        self.sectors_from_others += len(got)
+        arrive = max(back, self.dram.fetched_by_others(got, asked))
+        self._fill(got, arrive, t)
+        return miss[~there], arrive
 
     def _fetch(self, miss: np.ndarray, t: float) -> float:
         """Read the DRAM accesses that hold the sectors ``miss`` at ``t`` and fill what they bring that L2
@@ -196,19 +251,32 @@ class L2:
         performed by the slices' atomic units: the cycle its results are back."""
         ready = self.read(sectors, t)
         self.sectors_atomic += len(sectors)
-        self.atomic_ops += int(ops.sum())
+        n_ops = int(ops.sum())
+        self.atomic_ops += n_ops
         spec = self.spec
         per_chunk = spec.slice_bytes // spec.sector_bytes
-        op, share = spec.atomic_op_cycles, spec.atomic_op_cycles * self.busy
-        done = t
+        op = spec.atomic_op_cycles
+        units = (sectors // per_chunk * 2654435761 & 0xFFFFFFFF) % spec.slices   # a hash spreads chunks over slices
+        seen, load = self.chunk_ops, self.unit_ops
+        for chunk, u, n in zip((sectors // per_chunk).tolist(), units.tolist(), ops.tolist()):
+            k = seen.get(chunk, 0)
+            seen[chunk] = k + n
+            self.once += (k == 0 and n == 1) - (k == 1)
+            load[u] += n
         free = self.unit_free
-        for chunk, r, n in zip((sectors // per_chunk).tolist(), ready.tolist(), ops.tolist()):
-            unit = (chunk * 2654435761 & 0xFFFFFFFF) % spec.slices        # a hash spreads chunks over slices
-            start = max(r, free.get(unit, 0.0))
-            free[unit] = start + n * share
-            if start + n * op > done:
-                done = start + n * op
-        return done
+        done = t
+        for u, r, n in zip(units.tolist(), ready.tolist(), ops.tolist()):       # this SM's own, in turn
+            start = r if r > free[u] else free[u]
+            free[u] = start + n * op
+            if free[u] > done:
+                done = free[u]
+        # the other busy SMs' operations join every unit's backlog, spread as this SM's have been
+        total = self.atomic_ops
+        covered = 1.0 - self.once / total                   # Good-Turing: the share of operations on seen chunks
+        spread = covered * load / total + (1.0 - covered) / spec.slices
+        np.maximum(free, float(ready.min()), out=free)
+        free += op * (self.busy - 1) * n_ops * spread
+        return float(done)
 
     def metrics(self, cycles: float) -> dict:
         """``lts__t_sectors_srcunit_tex_*`` (reads, read hits, writes, atomics), the read hit rate and the
@@ -221,6 +289,7 @@ class L2:
                 "smsim.l2.atomic_ops": self.atomic_ops,
                 "smsim.l2.partial_sector_writes": self.partial_writes,
                 "smsim.l2.partial_sectors_completed": self.partial_filled,
+                "smsim.l2.sectors_from_other_sms": self.sectors_from_others,
                 "lts__t_sector_op_read_hit_rate.pct": 100.0 * (hit / read if read else 0.0),
                 "smsim.l2.size_bytes_seen": self.size_bytes,
                 **level_metrics("l2", (read + self.sectors_write) * self.spec.sector_bytes, self.port.rate)}
