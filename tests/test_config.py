@@ -224,6 +224,9 @@ def test_bad_policy_and_replacement_names(tmp_path):
         load(_write(tmp_path, _edit("l2", "replacement", "mru")))
     with pytest.raises(ConfigError, match=r"l1\.replacement = 'LRU'"):           # names are case-sensitive
         load("h100", {"l1.replacement": "LRU"})
+    with pytest.raises(ConfigError, match=r"l2\.sharing = 'all'; choose one of private, neighbours"):
+        load("h200", {"l2.sharing": "all"})
+    assert load("h200", {"l2.sharing": "private"}).l2.sharing == "private"
 
 
 def test_size_not_a_multiple_of_line_times_assoc(tmp_path):

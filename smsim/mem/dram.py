@@ -56,9 +56,11 @@ class Dram:
         return done + self._latency(sectors, start) + self.spec.loaded_latency_cycles * self._load(t, bus)
 
     def fetched_by_others(self, sectors: np.ndarray, t: float) -> float:
-        """Cycle at which ``sectors``, which another SM asked for at ``t``, arrive: the latency of a read, with
-        no bytes or bandwidth of this SM's."""
-        return t + self._latency(sectors, t) + self.spec.loaded_latency_cycles * min(self._decayed(t), 1.0)
+        """Cycle at which ``sectors``, which another SM asked for at ``t``, arrive: the latency of a read (its
+        rows open or not, as this SM's accesses left them; it leaves them open), loaded as this SM's share is
+        now, with no bytes, bandwidth or row counts of this SM's."""
+        latency = self._latency(sectors, t, count=False)
+        return t + latency + self.spec.loaded_latency_cycles * min(self._decayed(t), 1.0)
 
     def write(self, sectors: np.ndarray, t: float) -> None:
         """Write ``sectors`` at ``t``: bandwidth and row state, no waiting."""
@@ -96,7 +98,9 @@ class Dram:
             self.seen = t
         return self.utilization
 
-    def _latency(self, sectors: np.ndarray, start: float) -> float:
+    def _latency(self, sectors: np.ndarray, start: float, count: bool = True) -> float:
+        """A row hit's or a row miss's latency for an access to ``sectors`` starting at ``start``; the rows it
+        touches are open from then on (``count``: tally it in ``row_hits``/``row_misses``)."""
         spec = self.spec
         per_row = spec.row_bytes // self.sector_bytes
         rows = np.unique(sectors // per_row) if len(sectors) > 1 else sectors // per_row
@@ -107,11 +111,13 @@ class Dram:
             last = open_rows.get(row)
             if last is None or start - last > window:
                 hit = False
-            open_rows[row] = start
+            if last is None or start > last:
+                open_rows[row] = start
         if len(open_rows) > 4096:
             self.open_rows = {r: c for r, c in open_rows.items() if start - c <= window}
-        if hit:
-            self.row_hits += 1
-            return spec.row_hit_latency_cycles
-        self.row_misses += 1
-        return spec.latency_cycles
+        if count:
+            if hit:
+                self.row_hits += 1
+            else:
+                self.row_misses += 1
+        return spec.row_hit_latency_cycles if hit else spec.latency_cycles
