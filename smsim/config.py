@@ -301,6 +301,8 @@ def _value(t, v, key: str, source: str):
 
 #: ``l2.sharing``: what this SM's share of L2 holds that other SMs brought in ("private": nothing)
 L2_SHARING = ("private", "neighbours")
+#: keys that take one of a fixed set of names (the model keys take their registry's: registry.BY_KEY)
+_CHOICES = {"l1.replacement": tuple(REPLACEMENTS), "l2.replacement": tuple(REPLACEMENTS), "l2.sharing": L2_SHARING}
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
@@ -318,16 +320,12 @@ def _check(obj, prefix: str, source: str) -> None:
             if f.name in _POW2 and int(v) & (int(v) - 1):
                 raise ConfigError(f"{source}: {key} = {v} must be a power of two")
     for f in fields(obj):
-        reg = registry.BY_KEY.get(prefix + f.name)
-        if reg is not None and getattr(obj, f.name) not in reg:
-            raise ConfigError(f"{source}: {prefix}{f.name} = {getattr(obj, f.name)!r}; choose one of "
-                              f"{', '.join(reg.names())}")
-    if isinstance(obj, L2Spec) and obj.sharing not in L2_SHARING:
-        raise ConfigError(f"{source}: {prefix}sharing = {obj.sharing!r}; choose one of {', '.join(L2_SHARING)}")
+        key = prefix + f.name
+        reg = registry.BY_KEY.get(key)
+        names = reg.names() if reg is not None else _CHOICES.get(key)
+        if names is not None and getattr(obj, f.name) not in names:
+            raise ConfigError(f"{source}: {key} = {getattr(obj, f.name)!r}; choose one of {', '.join(names)}")
     if isinstance(obj, (L1Spec, L2Spec)):
-        if obj.replacement not in REPLACEMENTS:
-            raise ConfigError(f"{source}: {prefix}replacement = {obj.replacement!r}; choose one of "
-                              f"{', '.join(REPLACEMENTS)}")
         if obj.line_bytes % obj.sector_bytes:
             raise ConfigError(f"{source}: {prefix}line_bytes must be a multiple of {prefix}sector_bytes")
         if obj.size_bytes % (obj.line_bytes * obj.assoc):
