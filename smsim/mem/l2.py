@@ -256,17 +256,16 @@ class L2:
         spec = self.spec
         per_chunk = spec.slice_bytes // spec.sector_bytes
         op = spec.atomic_op_cycles
-        units = (sectors // per_chunk * 2654435761 & 0xFFFFFFFF) % spec.slices   # a hash spreads chunks over slices
-        seen, load = self.chunk_ops, self.unit_ops
-        for chunk, u, n in zip((sectors // per_chunk).tolist(), units.tolist(), ops.tolist()):
+        chunks = sectors // per_chunk
+        units = (chunks * 2654435761 & 0xFFFFFFFF) % spec.slices      # a hash spreads chunks over slices
+        seen, load, free = self.chunk_ops, self.unit_ops, self.unit_free
+        done = t
+        for chunk, u, r, n in zip(chunks.tolist(), units.tolist(), ready.tolist(), ops.tolist()):
             k = seen.get(chunk, 0)
             seen[chunk] = k + n
             self.once += (k == 0 and n == 1) - (k == 1)
             load[u] += n
-        free = self.unit_free
-        done = t
-        for u, r, n in zip(units.tolist(), ready.tolist(), ops.tolist()):       # this SM's own, in turn
-            start = r if r > free[u] else free[u]
+            start = r if r > free[u] else free[u]                       # this SM's own, in turn
             free[u] = start + n * op
             if free[u] > done:
                 done = free[u]
