@@ -130,6 +130,12 @@ class L2Spec:
     partial_write_cycles: float = 0.0  # a slice's unit merging a sector written in part (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
     sharing: str = "private"          # "neighbours": lines a block's grid neighbours (other SMs) brought are in L2
+    usable_bytes: int = 0             # what a stream over the whole GPU can keep in L2 (0: all of size_bytes)
+
+    @property
+    def usable(self) -> int:
+        """The capacity the SMs' shares divide among them: ``usable_bytes``, or all of ``size_bytes``."""
+        return self.usable_bytes or self.size_bytes
 
 
 @dataclass(frozen=True)
@@ -307,7 +313,7 @@ _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "ac
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "dirty_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles", "write_turnaround",
-           "block_launch_cycles"}
+           "block_launch_cycles", "usable_bytes"}
 
 
 def _check(obj, prefix: str, source: str) -> None:
@@ -331,6 +337,9 @@ def _check(obj, prefix: str, source: str) -> None:
         if obj.size_bytes % (obj.line_bytes * obj.assoc):
             raise ConfigError(f"{source}: {prefix}size_bytes = {obj.size_bytes} must be a multiple of "
                               f"line_bytes x assoc = {obj.line_bytes * obj.assoc}")
+    if isinstance(obj, L2Spec) and obj.usable_bytes > obj.size_bytes:
+        raise ConfigError(f"{source}: {prefix}usable_bytes = {obj.usable_bytes} exceeds {prefix}size_bytes = "
+                          f"{obj.size_bytes}")
     if isinstance(obj, SmSpec):
         if obj.max_warps * 32 < obj.max_threads:
             raise ConfigError(f"{source}: {prefix}max_threads exceeds max_warps x 32")

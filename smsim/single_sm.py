@@ -88,7 +88,7 @@ def device_share(cfg: Config, nblocks: int) -> DeviceShare:
     """The share of L2 capacity, L2 bandwidth and HBM bandwidth one SM sees when the grid has ``nblocks``."""
     busy = min(cfg.gpu.num_sms, nblocks)
     hz = cfg.gpu.clock_mhz * 1e6
-    return DeviceShare(busy, cfg.l2.size_bytes // busy,
+    return DeviceShare(busy, cfg.l2.usable // busy,
                        min(cfg.l2.sm_port_bytes_per_cycle, cfg.l2.bandwidth_bytes_per_cycle / busy),
                        cfg.dram.bandwidth_gbps * 1e9 / hz / busy)
 

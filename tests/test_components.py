@@ -224,11 +224,11 @@ def test_device_share_divides_l2_and_hbm_among_the_busy_sms():
     full = device_share(TINY, 4)
     assert (full.busy, full.l2_bytes, full.l2_bytes_per_cycle, full.dram_bytes_per_cycle) == (4, 65536, 32.0, 16.0)
     assert device_share(TINY, 1000) == full              # busy SMs capped at num_sms
-    h100 = load("h100")                                   # 132 SMs, 50 MiB, 3725 B/cycle, 3080 GB/s at 1980 MHz
+    h100 = load("h100")                 # 132 SMs, 30 of 50 MiB usable, 3725 B/cycle, 3080 GB/s at 1980 MHz
     alone, grid = device_share(h100, 1), device_share(h100, 10_000)
-    assert alone.l2_bytes == 52428800 and alone.l2_bytes_per_cycle == 64.0
+    assert alone.l2_bytes == 31457280 and alone.l2_bytes_per_cycle == 64.0
     assert alone.dram_bytes_per_cycle == pytest.approx(3080e9 / 1980e6)
-    assert grid.busy == 132 and grid.l2_bytes == 52428800 // 132
+    assert grid.busy == 132 and grid.l2_bytes == 31457280 // 132
     assert grid.l2_bytes_per_cycle == pytest.approx(3725 / 132)
     assert grid.dram_bytes_per_cycle == pytest.approx(3080e9 / 1980e6 / 132)
 
@@ -312,14 +312,14 @@ def test_l1_load_miss_then_hit_and_mshr_merge_with_a_pending_fill():
     assert _ld(l1, [4, 5], 302.0) == 410
     assert len(l2.calls) == 2
     c = l1.counts
-    assert (c["requests_ld"], c["sectors_ld"], c["hit_ld"], c["miss_ld"]) == (4, 12, 4, 8)
-    assert c["hit_ld"] + c["miss_ld"] == c["sectors_ld"]          # a merge counts as a miss
+    assert (c["requests_ld"], c["sectors_ld"], c["hit_ld"], c["miss_ld"]) == (4, 12, 6, 6)
+    assert c["hit_ld"] + c["miss_ld"] == c["sectors_ld"]          # a merge counts as a hit, as on an H200
     m = l1.metrics(1000.0)
     assert m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 4
     assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 12
-    assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] == 4
-    assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum"] == 8
-    assert m["l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"] == pytest.approx(100.0 * 4 / 12)
+    assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] == 6
+    assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum"] == 6
+    assert m["l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"] == pytest.approx(100.0 * 6 / 12)
     assert m["smsp__sass_inst_executed_op_global_ld.sum"] == 4
     assert m["smsim.l1.bytes"] == 12 * 32
     assert m["smsim.l1.peak_bytes_per_cycle"] == 128
@@ -987,6 +987,32 @@ def test_write_back_l2_writes_back_lines_with_partial_sectors_past_partial_bytes
     l2.write(_sectors(8), 4.0, half)                 # line 2's sector now whole: one partial left
     l2.write(_sectors(16), 5.0, half)
     assert hbm.bytes_write == 32 and l2.n_part == 2
+
+
+def test_the_shares_divide_the_usable_l2_and_a_stream_leaves_its_written_share_of_it_dirty():
+    """What the H200 shows (docs/hardware/l2_capacity_hw.md): a stream keeps about 36 of the 60 MiB, and what
+    is dirty at its end is the written share of that, up to dirty_bytes (a copy half, out = a + b a third)."""
+    from smsim.mem.l2_write_back import WriteBackL2
+    h200 = load("h200")
+    assert h200.l2.usable == 36 * 2**20 < h200.l2.size_bytes
+    assert device_share(h200, 10_000).l2_bytes == 36 * 2**20 // 132
+    left = {}
+    for arrays in (1, 2, 3):                         # write_only, copy, add3: out is the last array
+        spec = dataclasses.replace(TINY.l2, usable_bytes=TINY.l2.size_bytes // 2, dirty_bytes=96 * 1024)
+        share = spec.usable // 4                     # one of tiny's 4 SMs: 32 KB, 256 lines
+        hbm = _dram()
+        l2 = WriteBackL2(spec, share, BandwidthQueue(64.0), hbm, seed=0)
+        assert l2.dirty_limit == 96 * 1024 // 4 // 32                # this SM's share of dirty_bytes: 768
+        lines = 4 * share // 128                     # each array 4x the share: a stream
+        for i in range(lines):
+            for a in range(arrays - 1):
+                l2.read(_sectors(*range(4 * (a * lines + i), 4 * (a * lines + i) + 4)), float(i))
+            out = (arrays - 1) * lines + i
+            l2.write(_sectors(*range(4 * out, 4 * out + 4)), float(i), np.full(4, 32))
+        left[arrays] = l2.metrics(1e6)["smsim.l2.dirty_sectors_at_end"] * 32
+    assert left[1] == 96 * 1024 // 4                 # all written: the dirty cap (24 KB of the 32)
+    assert left[2] == pytest.approx(share / 2, rel=0.1)              # half the share
+    assert left[3] == pytest.approx(share / 3, rel=0.15)             # a third (3 of each set's 8 ways)
 
 
 def test_write_back_l2_writes_back_its_oldest_dirty_lines_past_dirty_bytes():

@@ -106,7 +106,7 @@ def test_every_preset_value_cites_a_source(name):
     assert _uncommented_lines(text) == []
     assigned = sum(1 for line in text.splitlines() if _ASSIGN.match(line))
     leaves = sum(len(dataclasses.fields(section)) for section in _sections(load(name)))
-    assert assigned == leaves == 86                       # every key of every section, each on its own line
+    assert assigned == leaves == 87                       # every key of every section, each on its own line
 
 
 def _sections(cfg: Config) -> list:
@@ -227,6 +227,15 @@ def test_bad_policy_and_replacement_names(tmp_path):
     with pytest.raises(ConfigError, match=r"l2\.sharing = 'all'; choose one of private, neighbours"):
         load("h200", {"l2.sharing": "all"})
     assert load("h200", {"l2.sharing": "private"}).l2.sharing == "private"
+
+
+def test_usable_l2_is_at_most_its_size_and_zero_means_all_of_it():
+    with pytest.raises(ConfigError, match=r"l2\.usable_bytes = 62914561 exceeds l2\.size_bytes = 62914560"):
+        load("h200", {"l2.usable_bytes": 62914561})
+    with pytest.raises(ConfigError, match=r"l2\.usable_bytes = -1 must be >= 0"):
+        load("h200", {"l2.usable_bytes": -1})
+    assert load("h200", {"l2.usable_bytes": 0}).l2.usable == 62914560
+    assert load("a100").l2.usable == load("a100").l2.size_bytes           # not measured: all of it
 
 
 def test_size_not_a_multiple_of_line_times_assoc(tmp_path):

@@ -86,7 +86,7 @@ class L2:
         self.others: dict = {}            # sectors other SMs brought into L2 (held_by_others), oldest first
         self.others_limit = self.size_bytes // sb
         self.sectors_from_others = 0      # read misses of this share served by them
-        self.partial_limit = max(1, spec.partial_bytes * self.size_bytes // spec.size_bytes // sb) \
+        self.partial_limit = max(1, spec.partial_bytes * self.size_bytes // spec.usable // sb) \
             if spec.partial_bytes else 1 << 62
 
     def read(self, sectors: np.ndarray, t: float) -> np.ndarray:

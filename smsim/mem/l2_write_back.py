@@ -34,7 +34,7 @@ class WriteBackL2(L2):
         super().__init__(spec, size_bytes, port, dram, seed, busy)
         self.dirty: dict = {}             # line -> {sector within the line: bytes written so far}, oldest first
         self.n_dirty = 0                  # dirty sectors
-        limit = spec.dirty_bytes * self.size_bytes // spec.size_bytes if spec.dirty_bytes else self.size_bytes
+        limit = spec.dirty_bytes * self.size_bytes // spec.usable if spec.dirty_bytes else self.size_bytes
         self.dirty_limit = max(1, limit // spec.sector_bytes)     # this SM's share, in sectors
         self.written_back = 0             # dirty sectors written to DRAM
         self.completed = 0                # of those, read from DRAM first (written in part)
