@@ -123,3 +123,14 @@ def test_both_streams_side_by_side(capsys):
     row = next(line for line in out.splitlines() if line.startswith("vector.vec_add") and len(line.split()) == 8)
     hw_us, sass_us, ptx_us = (float(x) for x in row.split()[2:5])
     assert hw_us > 0 and sass_us > 0 and ptx_us > 0
+
+
+@pytest.mark.parametrize("case_id", ["coalescing.copy_offset1", "transpose.naive_strided_reads", "matmul.naive",
+                                     "ordinary.matvec_rows", "ordinary.rowsum64", "coalescing.particles_aos8"])
+def test_the_l1_load_hit_rate_is_the_h200s(case_id):
+    """A load that finds its sector's fill still on the way counts as an L1 hit on the H200 (its hit rate is
+    1 - L2 read sectors / load sectors): these cases' hits are mostly such merges."""
+    hw = v.load()["runs"]["test"][case_id]["metrics"]
+    res = v.predict(case_id, "test")
+    rate = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"
+    assert res.metrics[rate] == pytest.approx(hw[rate], abs=0.5)
