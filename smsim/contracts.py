@@ -73,9 +73,9 @@ class L2Model(Component, Protocol):
         cycle L2 has them."""
         ...
 
-    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray) -> float:
-        """A global atomic on ``sectors`` at ``t``, ``ops[i]`` operations in turn on sector ``i``: the cycle its
-        results are back."""
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False) -> float:
+        """A global atomic on ``sectors`` at ``t``, ``ops[i]`` operations in turn on sector ``i`` (``red``: a
+        reduction, whose result nobody reads): the cycle its results are back."""
         ...
 
     def held_by_others(self, sectors: np.ndarray, t: float) -> None:
@@ -95,7 +95,8 @@ class L1Model(Component, Protocol):
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float) -> float:
-        """Submit a request (``kind`` "ld", "st" or "atom"; ``space`` "global" or "local"; ``lines``
+        """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
+        ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
         sector, an atomic's operations (:func:`smsim.fast.coalesce.atomic_ops`) or a store's bytes written
         (:func:`smsim.fast.coalesce.bytes_written`), else None) at ``t``: the cycle its data is back (load,

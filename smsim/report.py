@@ -134,8 +134,9 @@ def _memory(res) -> str:
     req, sec = m["l1tex__t_requests_pipe_lsu_mem_local.sum"], m["l1tex__t_sectors_pipe_lsu_mem_local.sum"]
     if req:
         rows.append(["local", _num(req), _num(sec), _ratio(sec, req)])
-    if m["l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"]:
-        rows.append(["atomic", _num(m["l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"]), "-", "-"])
+    for op, name in (("atom", "atomic"), ("red", "reduction")):
+        if m.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"):
+            rows.append([name, _num(m[f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"]), "-", "-"])
     return "\n".join([_heading("Memory"), *_table(rows, {1, 2, 3}), "", *_table(_levels(m), {3, 4, 5, 6, 7}),
                       "  (% of peak: of this SM's share of each level's bandwidth)"])
 

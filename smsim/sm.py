@@ -341,14 +341,15 @@ class SM:
     def _memory(self, w: Warp, sub: SubPartition, info, t: float, pos: int | None = None) -> None:
         """Time a memory instruction: its accesses are those of the warp's current PTX execution, or, for
         a SASS one, of the PTX execution at ``pos`` in the warp's trace."""
-        kind = {"ld": "ld", "st": "st"}.get(info.mem, "atom")
+        kind = {"ld": "ld", "st": "st", "red": "red"}.get(info.mem, "atom")
         pc = info.op.index
         parts = w.memory_parts(SPACE_NAMES, pos)
         shared_ready, near_reason = t, SHORT
         far = []
         for space, a, lanes in parts:
             if space == "shared":
-                shared_ready, n, conflicts = self.shared.access(sub.index, kind, a, lanes, info.nbytes, t)
+                shared_ready, n, conflicts = self.shared.access(sub.index, "atom" if kind == "red" else kind, a,
+                                                                lanes, info.nbytes, t)
                 self.stats.wavefronts[pc] += n
                 self.stats.conflicts[pc] += conflicts
             elif space in ("global", "local"):
@@ -369,11 +370,11 @@ class SM:
         sectors = coalesce.sectors(a, info.nbytes, l1.sector_bytes)
         nlines = coalesce.lines_of(sectors, l1.line_bytes // l1.sector_bytes)
         self.stats.sectors[pc] += len(sectors)
-        bypass = info.cache_op == "cg" or kind == "atom"
-        ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind == "atom" else
+        bypass = info.cache_op == "cg" or kind in ("atom", "red")
+        ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind in ("atom", "red") else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
-        if info.mem == "red" or kind == "st":     # returns nothing: the warp goes on once it left the SM
+        if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM
             if done > self.l2_done:
                 self.l2_done = done
             w.memory_issued(done, kind == "st", self.l1.tag_free)

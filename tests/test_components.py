@@ -163,7 +163,13 @@ def test_l2_write_allocates_and_writes_dram_and_atomics_are_counted():
     # so one slice: 421..423, then 423..426
     assert l2.atomic(_sectors(64, 65), 400.0, np.array([2, 3])) == 426.0
     m = l2.metrics(1000.0)
-    assert m["lts__t_sectors_srcunit_tex_op_atom.sum"] == 2 and m["smsim.l2.atomic_ops"] == 5
+    # counted per operation, as the H200 counts them, and not as reads (its op_read counts loads alone)
+    assert m["lts__t_sectors_srcunit_tex_op_atom.sum"] == 5 and m["lts__t_sectors_srcunit_tex_op_red.sum"] == 0
+    assert m["smsim.l2.atomic_ops"] == 5 and m["smsim.l2.atomic_sectors"] == 2
+    assert m["lts__t_sectors_srcunit_tex_op_read.sum"] == 2
+    l2.atomic(_sectors(64), 500.0, np.array([4]), red=True)          # a reduction: op_red
+    m = l2.metrics(1000.0)
+    assert m["lts__t_sectors_srcunit_tex_op_red.sum"] == 4 and m["lts__t_sectors_srcunit_tex_op_atom.sum"] == 5
     cold = _l2()
     cold.read(_sectors(0, 1, 2, 3), 0.0)
     cold.read(_sectors(0, 1), 100.0)
@@ -278,7 +284,7 @@ class FakeL2:
         self.calls.append(("write", list(sectors), t))
         return t + 30.0
 
-    def atomic(self, sectors, t, ops):
+    def atomic(self, sectors, t, ops, red=False):
         self.calls.append(("atomic", list(sectors), t))
         return t + 50.0 + int(ops.sum())
 
@@ -381,6 +387,11 @@ def test_l1_cg_bypass_stores_write_through_atomics_and_local_counts():
     assert m["l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"] == 1
     assert m["l1tex__t_requests_pipe_lsu_mem_local.sum"] == 1
     assert m["smsim.l1.bytes"] == (4 + 4 + 1 + 1) * 32
+    l1b.access("red", "global", _sectors(64), 1, True, np.array([3]), 500.0)     # a reduction: L2 performs it
+    assert l2b.calls[-1][0] == "atomic"
+    m = l1b.metrics(1000.0)
+    assert m["l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"] == 1
+    assert m["l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"] == 1
 
 
 # ------------------------------------------------------------------------------------------- shared memory

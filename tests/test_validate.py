@@ -134,3 +134,16 @@ def test_the_l1_load_hit_rate_is_the_h200s(case_id):
     res = v.predict(case_id, "test")
     rate = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"
     assert res.metrics[rate] == pytest.approx(hw[rate], abs=0.5)
+
+
+@pytest.mark.skipif(not sass.available(), reason="ptxas/nvdisasm not installed (smsim[sass])")
+@pytest.mark.parametrize("case_id", ["streams.hist_bins1", "streams.hist_bins16", "streams.hist_bins4096"])
+def test_reductions_are_counted_per_operation_and_not_as_reads_as_on_the_h200(case_id):
+    """numba's atomic.add with its result unused is a reduction (REDG): the H200 counts it in ``op_red``, one
+    per operation (per sector, the most lanes naming one address), and its ``op_read`` holds the loads alone."""
+    hw = v.load()["runs"]["test"][case_id]["metrics"]
+    res = v.predict(case_id, "test", stream="sass")
+    scale = res.blocks / res.blocks_timed
+    for m in ("lts__t_sectors_srcunit_tex_op_red.sum", "lts__t_sectors_srcunit_tex_op_read.sum"):
+        assert res.metrics[m] * scale == pytest.approx(hw[m], rel=0.03), m
+    assert res.metrics["lts__t_sectors_srcunit_tex_op_atom.sum"] == hw["lts__t_sectors_srcunit_tex_op_atom.sum"] == 0

@@ -56,7 +56,8 @@ class L1:
         self.mshr_used = 0
         self.fills: list = []             # heap of (cycle, MSHRs) that fills in flight will free
         self.counts = {k: 0 for k in ("requests_ld", "sectors_ld", "requests_st", "sectors_st", "hit_ld", "miss_ld",
-                                      "requests_local", "sectors_local", "requests_atom", "sectors_atom")}
+                                      "requests_local", "sectors_local", "requests_atom", "sectors_atom",
+                                      "requests_red", "sectors_red")}
 
     def space_at(self, t: float) -> float:
         """The cycle from which the LSU queue has room for a request arriving at ``t`` (``t`` if it has)."""
@@ -68,7 +69,7 @@ class L1:
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float) -> float:
-        """Submit a request of ``kind`` ("ld", "st" or "atom") at ``t`` (the caller checked
+        """Submit a request of ``kind`` ("ld", "st", "atom" or "red") at ``t`` (the caller checked
         :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store)."""
         spec = self.spec
         self._count(kind, space, len(sectors))
@@ -79,9 +80,9 @@ class L1:
         self.tag_free = tend
         if kind == "st":
             return math.ceil(self.l2.write(sectors, tend, ops))
-        if kind == "atom":
+        if kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
-            return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector))
+            return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector, kind == "red"))
         return self._load(space, sectors, bypass, tend)
 
     def metrics(self, cycles: float) -> dict:
@@ -90,7 +91,7 @@ class L1:
         the L1 size the carveout left."""
         c = self.counts
         lookups = c["hit_ld"] + c["miss_ld"]
-        sectors = c["sectors_ld"] + c["sectors_st"] + c["sectors_local"] + c["sectors_atom"]
+        sectors = c["sectors_ld"] + c["sectors_st"] + c["sectors_local"] + c["sectors_atom"] + c["sectors_red"]
         return {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": c["requests_ld"],
                 "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": c["requests_st"],
                 "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": c["sectors_ld"],
@@ -100,6 +101,7 @@ class L1:
                 "l1tex__t_requests_pipe_lsu_mem_local.sum": c["requests_local"],
                 "l1tex__t_sectors_pipe_lsu_mem_local.sum": c["sectors_local"],
                 "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum": c["requests_atom"],
+                "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum": c["requests_red"],
                 "smsp__sass_inst_executed_op_global_ld.sum": c["requests_ld"],
                 "smsp__sass_inst_executed_op_global_st.sum": c["requests_st"],
                 "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct":

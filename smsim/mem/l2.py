@@ -76,7 +76,7 @@ class L2:
                                  spec.replacement, seed)
         self.port = port
         self.sectors_read = self.sectors_read_hit = self.sectors_write = self.sectors_atomic = 0
-        self.atomic_ops = 0
+        self.atomic_ops = self.red_ops = 0  # operations of atomics (per sector, in turn), of those reductions
         self.partial_writes = 0           # sectors a store writes in part
         self.partial_filled = 0           # of those, read from DRAM to complete them when they left L2
         self.partial: dict = {}           # line -> {sector in it: bytes written} of sectors written in part
@@ -91,18 +91,24 @@ class L2:
 
     def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
         """Arrival cycle of each of ``sectors`` requested at ``t``."""
+        return self._get(sectors, t, True)
+
+    def _get(self, sectors: np.ndarray, t: float, count: bool) -> np.ndarray:
+        """:meth:`read`'s arrivals; ``count``: a read's (``lts__t_sectors_srcunit_tex_op_read``), not an
+        atomic's."""
         spec = self.spec
         _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
         status, ready = self.cache.lookup(sectors, done)
         hits, _, misses, _ = cache.tally(status, ready)
-        self.sectors_read += len(sectors)
-        self.sectors_read_hit += hits
+        if count:
+            self.sectors_read += len(sectors)
+            self.sectors_read_hit += hits
         back = done + spec.hit_latency_cycles
         arrive = back
         if misses:
             miss = cache.missed(sectors, status)
             if self.others:
-                miss, arrive = self._from_others(miss, done, back)
+                miss, arrive = self._from_others(miss, done, back, count)
             if len(miss):
                 arrive = max(arrive, self._fetch(miss, back))
         return cache.arrivals(status, ready, back, arrive)
@@ -120,18 +126,19 @@ class L2:
             for s in list(islice(others, over)):
                 del others[s]
 
-    def _from_others(self, miss: np.ndarray, t: float, back: float) -> tuple:
+    def _from_others(self, miss: np.ndarray, t: float, back: float, count: bool = True) -> tuple:
         """The sectors of ``miss`` that other SMs brought into L2 are hits there, though their data may still
         be on its way: another SM asked DRAM for them when its block started
         (:meth:`smsim.mem.dram.Dram.fetched_by_others`). ``(the rest, still to fetch; when the others'
-        arrive)``, decided at ``t``; no DRAM traffic of this SM's."""
+        arrive)``, decided at ``t``; no DRAM traffic of this SM's (``count``: read hits, as :meth:`_get`)."""
         others = self.others
         there = np.fromiter((s in others for s in miss.tolist()), bool, len(miss))
         if not there.any():
             return miss, back
         got = miss[there]
         asked = max(others.pop(s) for s in got.tolist())
-        self.sectors_read_hit += len(got)
+        if count:
+            self.sectors_read_hit += len(got)
         self.sectors_from_others += len(got)
         arrive = max(back, self.dram.fetched_by_others(got, asked))
         self._fill(got, arrive, t)
@@ -246,13 +253,15 @@ class L2:
                 self.partial_filled += len(got)
                 self.dram.read(np.array([line * spl + k for k in got], np.int64), t)
 
-    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray) -> float:
-        """A global atomic on ``sectors`` (``ops``: the operations each needs in turn) arriving at ``t``,
-        performed by the slices' atomic units: the cycle its results are back."""
-        ready = self.read(sectors, t)
-        self.sectors_atomic += len(sectors)
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False) -> float:
+        """A global atomic on ``sectors`` (``ops``: the operations each needs in turn; ``red``: a reduction)
+        arriving at ``t``, performed by the slices' atomic units: the cycle its results are back."""
+        ready = self._get(sectors, t, False)
         n_ops = int(ops.sum())
         self.atomic_ops += n_ops
+        if red:
+            self.red_ops += n_ops
+        self.sectors_atomic += len(sectors)
         spec = self.spec
         per_chunk = spec.slice_bytes // spec.sector_bytes
         op = spec.atomic_op_cycles
@@ -278,13 +287,16 @@ class L2:
         return float(done)
 
     def metrics(self, cycles: float) -> dict:
-        """``lts__t_sectors_srcunit_tex_*`` (reads, read hits, writes, atomics), the read hit rate and the
-        capacity this SM sees."""
+        """``lts__t_sectors_srcunit_tex_*`` (reads, read hits, writes; atomics and reductions counted per
+        operation, as the H200 counts ``op_red``: per sector, the most lanes naming one address in it), the
+        read hit rate and the capacity this SM sees."""
         read, hit = self.sectors_read, self.sectors_read_hit
         return {"lts__t_sectors_srcunit_tex_op_read.sum": read,
                 "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum": hit,
                 "lts__t_sectors_srcunit_tex_op_write.sum": self.sectors_write,
-                "lts__t_sectors_srcunit_tex_op_atom.sum": self.sectors_atomic,
+                "lts__t_sectors_srcunit_tex_op_atom.sum": self.atomic_ops - self.red_ops,
+                "lts__t_sectors_srcunit_tex_op_red.sum": self.red_ops,
+                "smsim.l2.atomic_sectors": self.sectors_atomic,
                 "smsim.l2.atomic_ops": self.atomic_ops,
                 "smsim.l2.partial_sector_writes": self.partial_writes,
                 "smsim.l2.partial_sectors_completed": self.partial_filled,
