@@ -247,6 +247,16 @@ class Batch:
             elif rpc in self.prog.exits:
                 done = mask      # an early return: these lanes would only exit, so they exit now
         if done is not None:
+            # they still execute the return: count it for the warps none of whose other lanes will (once they
+            # reach it, as the warp does after a uniform branch)
+            other = rest if done is taken else taken
+            warps = done.reshape(-1, 32).any(axis=1) & ~other.reshape(-1, 32).any(axis=1)
+            if warps.any():
+                self.warp_counts += warps
+                self.issued += int(warps.sum()) * self.prog.ops[rpc].cost
+                self.steps += 1
+                if self.log is not None:
+                    self.log.steps.append((rpc, warps))
             self._exit_lanes(stack, done.copy())
 
     def _exit_lanes(self, stack, lanes: np.ndarray, current: Entry = None) -> None:

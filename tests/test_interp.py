@@ -299,6 +299,25 @@ def test_early_return_branch_then_barrier_like_nvcc_emits():
     assert np.array_equal(out[:40], np.arange(40)) and (out[40:] == 0xDEAD).all()
 
 
+def test_an_early_return_is_counted_whether_or_not_the_batch_diverges():
+    """``if (i == 0) out[0] = 1;``: the warps whose lanes all skip the body still execute the return, whether
+    the batch they run in diverges at the branch (block 0 with block 1) or not (block 1 alone): each warp's
+    instruction count is the same either way, and block 0's first warp executes the return once."""
+    from isa.trace import trace_blocks
+    k = kernel(PROLOGUE + """
+        setp.ne.u32 %p1, %r1, 0;
+        @%p1 bra $END;
+        st.global.u32 [%rd2], %r1;
+    $END:
+        ret;""")
+    out = np.zeros(128, np.uint32)
+    launch = interp.Launch(k, 2, 64, (out,))
+    together = {t.index: [len(w.pcs) for w in t.warps] for t in trace_blocks(launch, [0, 1])}
+    alone = {b: [len(w.pcs) for w in trace_blocks(launch, [b])[0].warps] for b in (0, 1)}
+    assert together == alone == {0: [12, 11], 1: [11, 11]}
+    assert isa.run(k, 2, 64, (out,))["warp_instructions"] == 12 + 3 * 11
+
+
 def test_runaway_loop_hits_instruction_budget():
     with pytest.raises(isa.KernelError, match="instruction budget exceeded"):
         run1("""
