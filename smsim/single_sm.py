@@ -206,6 +206,8 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     infos = sm.infos
     m = metrics(stats, infos, built.units, cfg, occ, per_sm / len(timed))
     m["launch__waves_per_multiprocessor"] = launch.nblocks / (cfg.gpu.num_sms * occ.blocks_per_sm)   # as Nsight
+    ran = len(timed) + len(sm.ran_ahead)
+    m["smsim.grid.inst_executed"] = (m["smsp__inst_executed.sum"] + sm.issued_ahead) * launch.nblocks / ran
     m["smsim.stream_sass"] = 1.0 if built.stream == "sass" else 0.0
     return TimedRun(stats.end, stats.stall_totals(), m, occ, per_instruction(stats, infos), len(timed),
                     built.plan.registers, m["smsp__inst_executed.sum"], int(stats.inst.sum()),

@@ -132,6 +132,8 @@ class SM:
         self.share_l2: Any = None
         self.ran_ahead: set = set()
         self.near: dict = {}              # timed block -> sectors its neighbours brought, until it is dispatched
+        self.issued_ahead = 0             # issue slots the neighbours' warps take (their streams, not timed)
+        self._slots: dict = {}            # a warp's executed pcs (bytes) -> its issue slots: most warps repeat
         pipes = spec.pipes
         self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
         self.execs = [self._exec(i, getattr(pipes, i.unit, None)) for i in self.infos]
@@ -221,6 +223,7 @@ class SM:
         for i in range(0, len(order), limit):
             for tr in trace_blocks(self.launch, order[i:i + limit]):
                 first[tr.index] = _first_touch(tr, sb, per)
+                self.issued_ahead += self._issue_slots(tr)
         for b, ns in todo.items():
             theirs = np.unique(np.concatenate([first[n][0] for n in ns]))
             if not len(theirs):
@@ -242,6 +245,19 @@ class SM:
             keep[at[mine_first]] = False
             if keep.any():
                 self.near[b] = theirs[keep]
+
+    def _issue_slots(self, trace: Any) -> int:
+        """The issue slots (``smsp__inst_executed``) the warps of the block ``trace`` take: the SASS streams
+        they issue, or their PTX's slots; warps that executed the same pcs are counted once."""
+        total = 0
+        for wt in trace.warps:
+            key = np.asarray(wt.pcs).tobytes()
+            slots = self._slots.get(key)
+            if slots is None:
+                items = self.replay.stream(wt.pcs)[0] if self.replay is not None else wt.pcs
+                slots = self._slots[key] = sum(self.infos[i].cost for i in items)
+            total += slots
+        return total
 
     def block_retired(self, block: Block, t: float) -> None:
         """``block``'s last warp retired at ``t``: once the device has retired the block (the kernel lasts

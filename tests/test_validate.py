@@ -79,7 +79,9 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     docs/timing_model.md quotes). A model change may only improve these; tighten them when it does."""
     # measured on this model: 5.67%, 84.5%, 6.78%, 96.8%, 11.4%, 90.7%, 96.9%, stall distance 0.152 (worst:
     # ordinary.matvec_rows, 21% slow)
-    _at_least_as_good(_pinned(), 5.7, 0.84, 6.8, 0.96, 0.90, 0.96, 0.16)
+    s = _pinned()
+    _at_least_as_good(s, 5.7, 0.84, 6.8, 0.96, 0.90, 0.96, 0.16)
+    assert s["instructions_worst_pct"] <= 15.0            # issue 13: within 15% on all (worst: empty_1wave, 12.3%)
 
 
 @pytest.mark.slow
@@ -134,6 +136,20 @@ def test_the_l1_load_hit_rate_is_the_h200s(case_id):
     res = v.predict(case_id, "test")
     rate = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"
     assert res.metrics[rate] == pytest.approx(hw[rate], abs=0.5)
+
+
+@pytest.mark.skipif(not sass.available(), reason="ptxas/nvdisasm not installed (smsim[sass])")
+@pytest.mark.parametrize("case_id", ["streams.empty_1wave", "ordinary.blur3x3"])
+def test_the_grids_instruction_count_takes_the_untimed_neighbours_blocks_too(case_id):
+    """Blocks that differ (the empty kernel's block 0 alone writes; an image's edge tiles) make the timed blocks a
+    poor sample of the grid: counting their neighbours' streams as well brings both within 15% of the H200's
+    ``smsp__inst_executed`` (the timed blocks alone: 1.25x and 0.76x)."""
+    hw = v.load()["runs"]["test"][case_id]["metrics"]["smsp__inst_executed.sum"]
+    res = v.predict(case_id, "test", stream="sass")
+    scaled = res.metrics["smsp__inst_executed.sum"] * res.blocks / res.blocks_timed
+    grid = res.metrics["smsim.grid.inst_executed"]
+    assert abs(grid / hw - 1) <= 0.15
+    assert abs(grid / hw - 1) < abs(scaled / hw - 1)
 
 
 @pytest.mark.skipif(not sass.available(), reason="ptxas/nvdisasm not installed (smsim[sass])")
