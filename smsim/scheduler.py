@@ -1,7 +1,7 @@
 """Warp schedulers: one per sub-partition, each issuing at most one warp-instruction per cycle.
 
 Life of a cycle: the SM's clock (:class:`Clock`, one SimPy process) runs each sub-partition, which asks its
-policy for the order in which to consider its resident warps (:mod:`smsim.policies`: ``lrr``, ``gto``,
+policy for the order in which to consider its resident warps (:mod:`smsim.policies`: ``oldest_block``, ``lrr``, ``gto``,
 ``two_level``, chosen by ``scheduler.policy``), and issues the first warp whose next instruction is ready
 (:attr:`Warp.ready_at`) and whose pipe or queue has room (its sub-partition's pipes, or the SM's memory
 queues, :meth:`smsim.sm.SM.mem_blocked`; a warp held up there is noted as throttled,

@@ -482,6 +482,27 @@ def test_gto_keeps_the_last_issued_first_while_it_has_an_instruction():
     assert p.parked == ()
 
 
+def test_oldest_block_takes_the_oldest_blocks_warps_in_turn_before_a_younger_blocks():
+    p = SCHEDULER_POLICIES.get("oldest_block")(TINY.scheduler)
+    a, b, c, d, e = ws = _warps(5)
+    for w, blk in zip(ws, ("X", "X", "X", "Y", "Y")):      # block X (older): a, b, c; block Y: d, e
+        w.block = blk
+    assert list(p.order(ws, 0.0)) == [a, b, c, d, e]
+    p.issued(ws, a)
+    assert list(p.order(ws, 1.0)) == [b, c, a, d, e]         # round-robin within X, X still first
+    p.issued(ws, c)
+    assert list(p.order(ws, 2.0)) == [a, b, c, d, e]
+    p.issued(ws, d)
+    assert list(p.order(ws, 3.0)) == [a, b, c, e, d]         # Y's turn moves on; it stays behind X
+    rest = [a, c, d, e]                                      # b exits
+    assert list(p.order(rest, 4.0)) == [a, c, e, d]
+    p.issued(rest, c)
+    rest = [a, d, e]                                         # c, X's last issued, exits: X starts from its oldest
+    assert list(p.order(rest, 5.0)) == [a, e, d]
+    assert list(p.order([e], 6.0)) == [e]
+    assert p.parked == ()
+
+
 def test_two_level_parks_long_waiters_and_fills_the_active_set_from_the_oldest():
     spec = dataclasses.replace(TINY.scheduler, two_level_active=2)
     p = SCHEDULER_POLICIES.get("two_level")(spec)

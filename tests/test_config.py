@@ -218,7 +218,8 @@ def test_not_a_power_of_two(tmp_path, section, key, value):
 
 
 def test_bad_policy_and_replacement_names(tmp_path):
-    with pytest.raises(ConfigError, match=r"scheduler\.policy = 'fifo'; choose one of gto, lrr, two_level"):
+    with pytest.raises(ConfigError,
+                       match=r"scheduler\.policy = 'fifo'; choose one of gto, lrr, oldest_block, two_level"):
         load(_write(tmp_path, _edit("scheduler", "policy", "fifo")))
     with pytest.raises(ConfigError, match=r"l2\.replacement = 'mru'; choose one of lru, fifo, random"):
         load(_write(tmp_path, _edit("l2", "replacement", "mru")))

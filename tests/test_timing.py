@@ -141,7 +141,7 @@ def test_barriers_hold_warps_and_shared_reduction_is_correct():
     assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] >= m["smsp__sass_inst_executed_op_shared_ld.sum"]
 
 
-@pytest.mark.parametrize("policy", ["lrr", "gto", "two_level"])
+@pytest.mark.parametrize("policy", ["oldest_block", "lrr", "gto", "two_level"])
 def test_scheduler_policies_time_differently_but_compute_the_same(policy):
     inp = np.random.default_rng(1).random(256 * 16, dtype=np.float32)
     out = np.zeros(16, np.float32)
@@ -153,7 +153,7 @@ def test_scheduler_policies_time_differently_but_compute_the_same(policy):
 
 def test_policies_differ_on_a_memory_bound_kernel():
     cycles = {p: _copy(stride=4, config="h100", blocks="all", overrides={"scheduler.policy": p})[0].cycles
-              for p in ("lrr", "gto", "two_level")}
+              for p in ("oldest_block", "lrr", "gto", "two_level")}
     assert len(set(cycles.values())) > 1
 
 

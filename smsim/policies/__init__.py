@@ -6,4 +6,4 @@ decorated with ``@SCHEDULER_POLICIES.register("name")``) plus one import line be
 (``docs/contributing.md``)."""
 from __future__ import annotations
 
-from . import gto, lrr, two_level  # noqa: F401  (each registers its policy on import)
+from . import gto, lrr, oldest_block, two_level  # noqa: F401  (each registers its policy on import)
