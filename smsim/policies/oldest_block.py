@@ -18,28 +18,39 @@ from ..registry import SCHEDULER_POLICIES
 
 @SCHEDULER_POLICIES.register("oldest_block")
 class OldestBlock:
-    """Blocks oldest first; within a block, its warps in turn after the last one issued."""
+    """Blocks oldest first; within a block, its warps in turn after the last one issued. The order is kept
+    between calls: an issue rotates its block's run alone, and a change of the resident warps (a warp
+    retired or arrived: the list's length or its ends differ) rebuilds it."""
     parked = ()
 
     def __init__(self, spec: SchedulerSpec):
         self.last: dict = {}        # block -> its warp that issued last on this sub-partition
+        self.cached: list = []      # the order
+        self.span: dict = {}        # block -> (start, end) of its run in the order
+        self.sig: tuple = ()        # (length, first, last) of the resident warps the order was built for
 
     def order(self, warps: list, t: float) -> list:
         """``warps`` (oldest first, so a block's warps lie together) with each block's run rotated to start
         after its warp that issued last."""
-        n = len(warps)
-        if n < 2:
+        if len(warps) < 2:
             return warps
-        last = self.last
+        sig = (len(warps), warps[0], warps[-1])
+        if sig != self.sig:
+            self._rebuild(warps)
+            self.sig = sig
+        return self.cached
+
+    def _rebuild(self, warps: list) -> None:
+        n, last = len(warps), self.last
         out: list = []
+        span: dict = {}
         i = 0
         while i < n:
             b = warps[i].block
             j = i + 1
             while j < n and warps[j].block is b:
                 j += 1
-            w = last.get(b)
-            k = i
+            w, k = last.get(b), i
             if w is not None:
                 for m in range(i, j):
                     if warps[m] is w:
@@ -47,12 +58,21 @@ class OldestBlock:
                         break
             out += warps[k:j]
             out += warps[i:k]
+            span[b] = (i, j)
             i = j
+        self.cached, self.span = out, span
         if len(last) > 2 * n:                     # forget blocks that have left
-            present = {w.block for w in warps}
-            self.last = {b: w for b, w in last.items() if b in present}
-        return out
+            self.last = {b: w for b, w in last.items() if b in span}
 
     def issued(self, warps: list, w: Any) -> None:
         """Its block starts after ``w`` next time."""
-        self.last[w.block] = w
+        b = w.block
+        self.last[b] = w
+        run = self.span.get(b)
+        if run is None or len(warps) < 2:
+            return
+        i, j = run
+        g = self.cached[i:j]
+        if w in g:
+            k = g.index(w) + 1
+            self.cached[i:j] = g[k:] + g[:k]
