@@ -303,6 +303,7 @@ class SM:
             interval, latency, reason = self.execs[pc]
             if interval:
                 sub.pipe_free[info.unit] = t + interval * span
+                sub.pipe_issues[info.unit] = sub.pipe_issues.get(info.unit, 0) + 1
             w.results_at(info.dsts, t + span - 1 + latency, reason)
             if info.branch:
                 w.hold_fetch(t + span + self.branch_latency, BRANCH)
@@ -331,6 +332,7 @@ class SM:
             interval = self.execs[pc][0]
             if interval:
                 sub.pipe_free[info.unit] = t + interval
+                sub.pipe_issues[info.unit] = sub.pipe_issues.get(info.unit, 0) + 1
             if info.results:
                 w.results_by(info.results, t + info.latency_cycles, SHORT)
         if not w.advance():

@@ -71,7 +71,8 @@ class Warp:
         self.ready_at, self.reason = t, WAIT
         self.free_at = self.start = t
         self.blocked_until, self.blocked_reason = t, NOT_SELECTED
-        self.passed = -1            # pipe-free cycles another warp took while this one waited on the pipe
+        self.passed: tuple | None = None   # (its sub-partition, the pipe, the pipe's issue count) when the warp first
+                                           # found its pipe busy: what other warps issued there since
         self.infos = infos
         self.info = infos[self.pcs[0]] if self.pcs else None
         self.mem_done = t           # when its global/local memory instructions in flight are done
@@ -167,14 +168,17 @@ class Warp:
         return False
 
     # ------------------------------------------------------------------ scheduler and block
-    def block_on(self, until: float, reason: int, pipe: bool = False) -> None:
+    def block_on(self, until: float, reason: int, pipe: tuple | None = None) -> None:
         """The scheduler found the warp ready but its pipe/queue busy (until ``until``, if known). ``pipe``:
-        a pipe, free again at ``until``; found busy again later, another warp took it at that cycle, which
-        the warp spends ``not_selected`` (Nsight counts a cycle in which the warp could issue but another
-        did so; a pipe of issue interval 2 saturated by several warps splits their waits about evenly)."""
+        ``(sub-partition, unit)``, the warp's pipe: every issue to it by another warp from now until this one
+        issues took a cycle in which this warp could have issued, which it spends ``not_selected`` (Nsight
+        counts a cycle in which the warp could issue but another did so; a pipe of issue interval 2 saturated
+        by several warps splits their waits about evenly), and it waits on the pipe until it is last free,
+        whether or not the scheduler looked at this warp in those cycles."""
+        if pipe is not None and self.passed is None:
+            sub, unit = pipe
+            self.passed = (sub, unit, sub.pipe_issues.get(unit, 0))
         if until > self.blocked_until:
-            if pipe:
-                self.passed += 1
             self.blocked_until, self.blocked_reason = until, reason
 
     def wait_at_barrier(self) -> None:
@@ -206,7 +210,14 @@ class Warp:
         blocked = self.blocked_until             # min(max(blocked_until, dep), t)
         if blocked > t:
             blocked = t
-        passed: float = self.passed
+        mark = self.passed
+        passed: float = 0
+        if mark is not None:
+            sub, unit, count = mark
+            passed = sub.pipe_issues.get(unit, 0) - count
+            busy = sub.pipe_free.get(unit, 0.0)      # the pipe was busy until then, looked at or not
+            if busy > blocked:
+                blocked = busy if busy < t else t
         if blocked > dep:
             if passed > 0:                       # the pipe's free cycles that other warps took
                 if passed > blocked - dep:
@@ -229,7 +240,7 @@ class Warp:
             hook.interval(self, t, t + slots, SELECTED)
         self.free_at = t + slots
         self.blocked_until, self.blocked_reason = self.free_at, NOT_SELECTED
-        self.passed = -1
+        self.passed = None
 
     def exit(self, t: float) -> float:
         """The warp's ``exit`` has issued, its slots ending at ``t``: the cycle it can leave (when its

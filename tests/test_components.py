@@ -674,13 +674,20 @@ def test_throttle_before_ready_counts_nothing_and_no_drain_without_late_stores()
 def test_a_pipe_free_cycle_another_warp_takes_is_not_selected_not_throttle():
     """Nsight counts a cycle in which the warp could issue but another did as ``not_selected``: waiting on a
     pipe of issue interval 2 that two other warps keep busy, the warp is throttled while the pipe is busy
-    and not selected at the cycles it was free and taken."""
+    and not selected at the cycles it was free and taken, whether or not the scheduler looked at it then
+    (with the oldest block first, a younger block's warps are often not looked at in a busy cycle)."""
     stalls = [[0.0] * len(REASONS)]
     w = Warp(type("T", (), {"index": 0, "pcs": [0]})(), FakeBlock(), 0, 0, 2, 100.0, stalls, [Info()])
     throttle = R["math_pipe_throttle"]
-    w.block_on(102.0, throttle, pipe=True)            # found busy at 101: free at 102
-    w.block_on(104.0, throttle, pipe=True)            # at 102 another warp took it: busy to 104
-    w.block_on(106.0, throttle, pipe=True)            # and at 104
+    sub = type("Sub", (), {})()
+    sub.pipe_issues, sub.pipe_free = {"alu": 5}, {"alu": 102.0}     # the sub-partition's pipes so far
+    w.block_on(102.0, throttle, (sub, "alu"))         # found busy at 101: free at 102
+    sub.pipe_issues["alu"] += 1                       # at 102 another warp took it: busy to 104
+    sub.pipe_free["alu"] = 104.0
+    w.block_on(104.0, throttle, (sub, "alu"))         # (looked at again at 103)
+    sub.pipe_issues["alu"] += 1                       # and at 104, while the scheduler did not look at it
+    sub.pipe_free["alu"] = 106.0
+    sub.pipe_issues["fma"] = 9                        # another pipe's issues are not its
     w.account(106.0, 1, 0)                            # issues when it is free at 106
     assert stalls[0][throttle] == 4 and stalls[0][R["not_selected"]] == 2 and stalls[0][R["selected"]] == 1
     w.block_on(108.0, R["mio_throttle"])              # a queue, not a pipe: its waits are all throttle

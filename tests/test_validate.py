@@ -77,7 +77,7 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     """Every case at its test size on the h200 config as users run it (the README's set-up: numba-cuda's NVVM
     compiles the Python, as on a GPU, and the SASS ptxas makes of it is timed; the figures
     docs/timing_model.md quotes). A model change may only improve these; tighten them when it does."""
-    # measured on this model: 6.01%, 81.4%, 6.83%, 96.7%, 12.8%, 90.7%, 96.9%, stall distance 0.149 (worst:
+    # measured on this model: 6.01%, 81.4%, 6.83%, 96.7%, 12.8%, 90.7%, 96.9%, stall distance 0.148 (worst:
     # ordinary.matvec_rows, 21% slow). 5.67% and 84.5% with round-robin over all warps, before the policy the
     # H200 runs (scheduler.policy "oldest_block", docs/hardware/sched_order_hw.md): the one-element streams
     # at this size ended all their blocks together, whose retirements then queued at the kernel's end, and
