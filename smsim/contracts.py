@@ -121,6 +121,11 @@ class SharedMemoryModel(Component, Protocol):
         offset per active lane (``lanes``: 0..31): ``(ready cycle, wavefronts, bank conflicts)``."""
         ...
 
+    def store_data(self, lines: int, t: float) -> float:
+        """A global store issued at ``t`` writing ``lines`` 128-byte lines moves its data through the data
+        stage shared-memory wavefronts take: the cycle it has crossed it."""
+        ...
+
 
 class FrontEndModel(Component, Protocol):
     """What getting work onto the SM costs: block dispatch, the cold instruction cache, the constant cache."""

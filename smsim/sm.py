@@ -395,7 +395,10 @@ class SM:
         if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM
             if done > self.l2_done:
                 self.l2_done = done
-            w.memory_issued(done, kind == "st", self.l1.tag_free)
+            sent = self.l1.tag_free
+            if kind == "st":                      # its data crosses the stage shared memory's wavefronts take
+                sent = max(sent, self.shared.store_data(nlines, t))
+            w.memory_issued(done, kind == "st", sent)
         else:
             w.memory_issued(done, False)
         if kind != "st":

@@ -425,6 +425,19 @@ def test_shared_memory_wavefronts_latency_and_pipe_occupancy():
     assert m["smsim.shared.peak_bytes_per_cycle"] == 128.0
 
 
+def test_a_global_stores_data_crosses_the_pipe_shared_wavefronts_take():
+    """L1TEX's data stage serves shared-memory wavefronts and global stores' data (one wavefront per 128-byte
+    line): a store behind a 32-way conflicted load leaves the SM when the load's wavefronts are through."""
+    p = SharedMemory(TINY.shared, 2)
+    assert p.store_data(1, 0.0) == 2                   # alone: the cycle after issue
+    p.access(0, "ld", LANES * 128, LANES, 4, 10.0)    # 32 wavefronts hold the pipe 11..43
+    assert p.store_data(4, 12.0) == 43 + 4             # four lines queue behind them
+    assert p.access(1, "ld", LANES * 4, LANES, 4, 13.0)[0] == 47 + 4   # and a load behind the store
+    m = p.metrics(100.0)                              # the store is no shared wavefront
+    assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 33
+    assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] == 0
+
+
 def test_shared_memory_mio_queue_fills_per_subpartition():
     s = SharedMemory(TINY.shared, 2)                  # mio_queue = 4
     s.access(0, "ld", LANES * 128, LANES, 4, 0.0)     # pipe busy 1..33: not queued (it starts at t + 1)

@@ -8,7 +8,9 @@ its sub-partition's MIO queue (at most ``mio_queue`` waiting: a full queue stall
 instruction as ``mio_throttle``) for the SM's one shared-memory pipe, which serves
 ``wavefronts_per_cycle``; a load's data is ready ``latency_cycles`` after its first wavefront starts,
 plus ``wavefront_latency_cycles`` per further wavefront (a conflicted access is slower for the warp than
-the pipe's throughput alone would say). Counters:
+the pipe's throughput alone would say). The pipe is L1TEX's data stage: a global store's data crosses it
+too, one wavefront per 128-byte line (:meth:`SharedMemory.store_data`), so stores queue behind a conflicted
+load's wavefronts (the unpadded tiled transposes' ``drain`` on the H200). Counters:
 instructions and wavefronts per op (Nsight's ``smsp__sass_inst_executed_op_shared_*`` and
 ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank conflicts = wavefronts beyond one per phase
 that has an active lane, which for 32-bit accesses is wavefronts - instructions, as Nsight counts them).
@@ -72,6 +74,15 @@ class SharedMemory:
         if start > t + 1:
             self.queued[sp].append(start)
         return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles, n, n - ideal
+
+    def store_data(self, lines: int, t: float) -> float:
+        """A global store issued at ``t`` moves its data through L1TEX's data stage, the pipe shared-memory
+        wavefronts take, one wavefront per 128-byte line it writes: the cycle it has crossed (the store has
+        then left the SM, :meth:`smsim.warp.Warp.memory_issued`). Behind a bank-conflicted shared load's
+        wavefronts, a store waits, and its warp drains at its exit, as on the H200."""
+        start = t + 1 if t + 1 > self.free else self.free
+        self.free = start + lines / self.spec.wavefronts_per_cycle
+        return self.free
 
     def metrics(self, cycles: float) -> dict:
         """Wavefronts and bank conflicts per op (``l1tex__data_*_mem_shared_op_{ld,st}``) and shared
