@@ -198,8 +198,8 @@ def main(argv=None) -> int:
         result["gpu"] = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                                        capture_output=True, text=True).stdout.strip()
         result["ncu"] = subprocess.run([args.ncu, "--version"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        pass
+    except OSError as e:                      # the data stands without them; say why they are missing
+        result["gpu"] = result["ncu"] = f"not read: {e}"
     result["seconds"] = round(time.time() - t0, 1)
     pathlib.Path(args.out).write_text(json.dumps(result, indent=1))
     return 0

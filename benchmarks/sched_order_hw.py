@@ -38,19 +38,19 @@ def _kernels():
     from numba import cuda, types
     from numba.cuda.extending import intrinsic
 
-    @intrinsic
-    def clock64(typingctx):
-        def codegen(context, builder, sig, args):
-            fn = ir.FunctionType(ir.IntType(64), [])
-            return builder.call(ir.InlineAsm(fn, "mov.u64 $0, %clock64;", "=l", side_effect=True), [])
-        return types.int64(), codegen
+    def special(reg: str, bits: int):
+        """An intrinsic reading the special register ``reg`` (a volatile ``mov``, so it is never hoisted)."""
+        ptx, constraint, ty = (f"mov.u64 $0, %{reg};", "=l", types.int64) if bits == 64 else \
+            (f"mov.u32 $0, %{reg};", "=r", types.int32)
 
-    @intrinsic
-    def smid(typingctx):
-        def codegen(context, builder, sig, args):
-            fn = ir.FunctionType(ir.IntType(32), [])
-            return builder.call(ir.InlineAsm(fn, "mov.u32 $0, %smid;", "=r", side_effect=True), [])
-        return types.int32(), codegen
+        def read(typingctx):
+            def codegen(context, builder, sig, args):
+                fn = ir.FunctionType(ir.IntType(bits), [])
+                return builder.call(ir.InlineAsm(fn, ptx, constraint, side_effect=True), [])
+            return ty(), codegen
+        return intrinsic(read)
+
+    clock64, smid = special("clock64", 64), special("smid", 32)
 
     @cuda.jit(device=True, inline=True)
     def stamp(st, t0, t1):

@@ -126,8 +126,7 @@ def compare(case_id: str, size: str, record: dict, res: Any) -> Row:
                hw_stalls(hw), res.stalls_per_instruction(),
                (hw["dram__bytes_read.sum"], hw["dram__bytes_write.sum"]),
                (m["dram__bytes_read.sum"] * scale, m["dram__bytes_write.sum"] * scale),
-               float(hw["smsp__inst_executed.sum"]),
-               float(m.get("smsim.grid.inst_executed", m["smsp__inst_executed.sum"] * scale)))
+               float(hw["smsp__inst_executed.sum"]), float(m["smsim.grid.inst_executed"]))
 
 
 def rows(data: dict, sizes: Iterable[str] = ("test",), only: Callable[[str], bool] | None = None,
