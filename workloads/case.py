@@ -16,7 +16,8 @@ from smsim.case import Case, Setup, check, run_case
 from smsim.case import PtxKernel as _PtxKernel
 
 FAMILIES = ("vector", "coalescing", "transpose", "matmul", "reduction", "stencil", "histogram", "softmax",
-            "microbench", "cuda_c", "calib", "streams", "chains", "ordinary")
+            "microbench", "cuda_c", "calib", "streams", "chains", "ordinary",
+            "everyday")
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
