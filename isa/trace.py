@@ -34,7 +34,7 @@ from .program import Addr, Reg
 class OpInfo:
     """What the timing model needs to know about one instruction, computed once per program."""
     __slots__ = ("op", "srcs", "dsts", "results", "unit", "latency", "cost", "space", "nbytes", "mem", "cache_op",
-                 "barrier", "fence", "branch", "line")
+                 "barrier", "fence", "branch", "line", "float_add")
 
     def __init__(self, op: Op, prog: Any):
         ins = op.ins
@@ -54,6 +54,7 @@ class OpInfo:
         self.space = space_of(ins) if self.mem else None
         self.nbytes = ptxtypes.size(ins.type) * vector_width(ins) if self.mem else 0
         self.cache_op = next((m for m in ins.mods if m in ("ca", "cg", "cs", "lu", "cv", "nc")), None)
+        self.float_add = name in ("atom", "red") and (ins.type or "")[:1] == "f" and "add" in ins.mods
         self.barrier = name in ("bar", "barrier") and not ins.has("warp")
         self.fence = name == "membar"
         self.branch = name == "bra"

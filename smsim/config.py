@@ -124,6 +124,7 @@ class L2Spec:
     slices: int                       # L2 slices, each with its own atomic unit
     slice_bytes: int                  # consecutive bytes that map to one slice
     atomic_op_cycles: float           # one slice's atomic unit: cycles per sector operation
+    float_atomic_cycles: float = 0.0  # a float add after another on the same word (0: as atomic_op_cycles)
     model: str = "write_through"      # a name in smsim.registry.L2_MODELS
     dirty_bytes: int = 0              # write_back: dirty data L2 keeps (0: all of it) before writing back
     partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
@@ -150,6 +151,8 @@ class DramSpec:
     access_bytes: int                 # bytes one DRAM read moves (a missed sector brings its neighbours)
     model: str = "hbm"                # a name in smsim.registry.DRAM_MODELS
     write_turnaround: float = 0.0     # a written byte holds the bus 1 + this times as long as a read one
+    slowest_sm_busy: tuple = ()       # busy SMs at which slowest_sm_cycles is given (increasing)
+    slowest_sm_cycles: tuple = ()     # how much later than the mean SM the slowest of that many ends a DRAM read
 
 
 @dataclass(frozen=True)
@@ -313,7 +316,7 @@ _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "ac
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "dirty_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles", "write_turnaround",
-           "block_launch_cycles", "usable_bytes"}
+           "block_launch_cycles", "usable_bytes", "float_atomic_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:
@@ -375,6 +378,11 @@ def _check_together(cfg: Config, source: str) -> None:
     if cfg.dram.access_bytes % cfg.l2.sector_bytes or cfg.dram.row_bytes % cfg.dram.access_bytes:
         raise ConfigError(f"{source}: dram.access_bytes = {cfg.dram.access_bytes} must be a multiple of "
                           f"l2.sector_bytes and divide dram.row_bytes")
+    busy, lag = cfg.dram.slowest_sm_busy, cfg.dram.slowest_sm_cycles
+    if len(busy) != len(lag) or any(b < 1 for b in busy) or any(b >= c for b, c in zip(busy, busy[1:])) \
+            or any(x < 0 for x in lag):
+        raise ConfigError(f"{source}: dram.slowest_sm_busy = {list(busy)} and dram.slowest_sm_cycles = {list(lag)} "
+                          f"must be lists of one length, busy SMs >= 1 and increasing, cycles >= 0")
     per_sp = cfg.sm.max_warps // cfg.sm.subpartitions
     if cfg.scheduler.two_level_active > per_sp:
         raise ConfigError(f"{source}: scheduler.two_level_active = {cfg.scheduler.two_level_active} exceeds the "

@@ -59,6 +59,10 @@ class DramModel(Component, Protocol):
         """The cycle ``sectors``, which another SM asked for at ``t``, arrive at L2 (no traffic of this SM's)."""
         ...
 
+    def slowest_sm_lag(self, busy: int) -> float:
+        """Cycles the slowest of ``busy`` SMs ends after this one, which stands for the mean SM."""
+        ...
+
 
 class L2Model(Component, Protocol):
     """L2 as this SM sees it, in front of a :class:`DramModel`."""
@@ -73,9 +77,11 @@ class L2Model(Component, Protocol):
         cycle L2 has them."""
         ...
 
-    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False) -> float:
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False,
+               words: np.ndarray | None = None, floating: bool = False) -> float:
         """A global atomic on ``sectors`` at ``t``, ``ops[i]`` operations in turn on sector ``i`` (``red``: a
-        reduction, whose result nobody reads): the cycle its results are back."""
+        reduction, whose result nobody reads; ``words``: the distinct addresses it names; ``floating``: a
+        float add): the cycle its results are back."""
         ...
 
     def held_by_others(self, sectors: np.ndarray, t: float) -> None:
@@ -94,13 +100,14 @@ class L1Model(Component, Protocol):
         ...
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
-               t: float) -> float:
+               t: float, words: np.ndarray | None = None, floating: bool = False) -> float:
         """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
         ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
         sector, an atomic's operations (:func:`smsim.fast.coalesce.atomic_ops`) or a store's bytes written
-        (:func:`smsim.fast.coalesce.bytes_written`), else None) at ``t``: the cycle its data is back (load,
-        atomic) or L2 has it (store)."""
+        (:func:`smsim.fast.coalesce.bytes_written`), else None) at ``t`` (an atomic's distinct ``words`` and
+        whether it is a ``floating`` add go on to L2): the cycle its data is back (load, atomic) or L2 has it
+        (store)."""
         ...
 
 

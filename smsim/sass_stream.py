@@ -52,7 +52,7 @@ class SassInfo:
     of a variable-latency result that is not a memory access."""
     __slots__ = ("op", "ins", "index", "ptx", "srcs", "dsts", "results", "unit", "latency", "cost", "space",
                  "nbytes", "mem", "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb",
-                 "latency_cycles", "sass")
+                 "latency_cycles", "sass", "float_add")
 
     def __init__(self, index: int, sass: Any, line: int | None, ptx: int | None = None):
         self.op = self.ins = self
@@ -65,6 +65,7 @@ class SassInfo:
         self.nbytes = 0
         self.mem: str | None = None
         self.cache_op: str | None = None
+        self.float_add = False                   # an atomic float add (L2 chains them on one word)
         self.barrier = self.fence = self.branch = False
         self.stall, self.read_sb, self.latency_cycles = 1, None, 0.0
 
@@ -115,6 +116,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         if j is not None and s.base in sass_mod.MEMORY_OPS and ptx[j].mem:
             p = ptx[j]
             info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
+            info.float_add = p.float_add
             if s.base in sass_mod.REDUCTION_OPS:  # ptxas made an atomic whose result is unused a reduction
                 info.mem = "red"
             info.latency = p.latency
@@ -132,6 +134,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
     for pc, p in enumerate(ptx):                # a constant lookup, or a memory execution no SASS took
         info = SassInfo(n + pc, p.op.ins, p.line, pc)
         info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
+        info.float_add = p.float_add
         info.latency, info.fence, info.barrier = p.latency, p.fence, p.barrier
         if replay.lookup[pc]:
             info.cost, info.results = 0, (const_reg,)

@@ -22,7 +22,9 @@ the SimPy environment runs until the last timed warp retires; the blocks not tim
 interpreter afterwards (unless ``complete=False``; those the SM ran as neighbours are not run again), so the
 outputs are complete. ``progress`` is called every few thousand cycles with the blocks retired; Ctrl-C
 (KeyboardInterrupt) during the simulation ends it there, and the result, marked ``partial``, holds what was
-simulated. The result is a :class:`TimedRun`.
+simulated. The kernel ends when the slowest of the busy SMs is done: this SM stands for the mean one, and
+:meth:`smsim.mem.dram.Dram.slowest_sm_lag` says how much later the slowest ends. The result is a
+:class:`TimedRun`.
 """
 from __future__ import annotations
 
@@ -196,7 +198,9 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
                            f"timed blocks unfinished at cycle {env.now:.0f}; please report this kernel")
     if not partial and sm.l2_done > stats.end:
         stats.end = sm.l2_done          # the kernel is done when L2 has taken its stores and performed its reductions
-    stats.end = math.ceil(stats.end)    # at a cycle boundary (a block's retirement need not fall on one)
+    # the kernel lasts until the slowest of the busy SMs is done; this one stands for the mean SM
+    lag = 0.0 if partial else built.units[2].slowest_sm_lag(min(cfg.gpu.num_sms, launch.nblocks))
+    stats.end = math.ceil(stats.end + lag)    # at a cycle boundary (a block's retirement need not fall on one)
     stats.freeze()
     if complete and not partial:
         done = set(timed) | sm.ran_ahead
@@ -209,6 +213,7 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     ran = len(timed) + len(sm.ran_ahead)
     m["smsim.grid.inst_executed"] = (m["smsp__inst_executed.sum"] + sm.issued_ahead) * launch.nblocks / ran
     m["smsim.stream_sass"] = 1.0 if built.stream == "sass" else 0.0
+    m["smsim.dram.slowest_sm_lag_cycles"] = lag
     return TimedRun(stats.end, stats.stall_totals(), m, occ, per_instruction(stats, infos), len(timed),
                     built.plan.registers, m["smsp__inst_executed.sum"], int(stats.inst.sum()),
                     rec.arrays() if rec is not None else None, partial)

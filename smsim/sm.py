@@ -391,7 +391,12 @@ class SM:
         bypass = info.cache_op == "cg" or kind in ("atom", "red")
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind in ("atom", "red") else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
-        done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
+        if kind in ("atom", "red"):
+            words = np.unique(a)
+            done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add),
+                       shared_ready)
+        else:
+            done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
         if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM
             if done > self.l2_done:
                 self.l2_done = done

@@ -59,6 +59,16 @@ def _dram(rate: float = 32.0, **changes) -> Dram:
     return Dram(spec, BandwidthQueue(rate), 32)
 
 
+def test_the_slowest_of_the_busy_sms_lags_by_the_interpolated_table_once_dram_was_read():
+    d = _dram(slowest_sm_busy=(1, 4, 132), slowest_sm_cycles=(0, 40, 400))
+    assert d.slowest_sm_lag(132) == 0.0                  # nothing read from DRAM yet: no lag
+    d.read(_sectors(0), 0.0)
+    assert d.slowest_sm_lag(1) == 0.0 and d.slowest_sm_lag(4) == 40.0
+    assert d.slowest_sm_lag(68) == pytest.approx(220.0)  # halfway between 4 and 132 SMs
+    assert d.slowest_sm_lag(200) == 400.0                # past the table: its last value
+    assert _dram().slowest_sm_lag(132) == 0.0           # no table (tiny): no lag
+
+
 def test_dram_writes_hold_the_bus_longer_by_the_write_turnaround():
     d = _dram(write_turnaround=0.5)
     d.write(_sectors(0, 1), 0.0)                     # 64 B written: 64 x 1.5 / 32 = 3 cycles of the bus
@@ -284,7 +294,7 @@ class FakeL2:
         self.calls.append(("write", list(sectors), t))
         return t + 30.0
 
-    def atomic(self, sectors, t, ops, red=False):
+    def atomic(self, sectors, t, ops, red=False, words=None, floating=False):
         self.calls.append(("atomic", list(sectors), t))
         return t + 50.0 + int(ops.sum())
 
@@ -911,6 +921,22 @@ def test_l2_atomic_units_serialize_each_slice_and_share_it_with_the_busy_sms():
     assert l2.atomic(_sectors(1), 101.0, np.array([1])) == 146.5     # same chunk, same slice: waits until 144.5
     # sector 16 is in the next 512-byte chunk, another slice: no wait (port 102..102.5, there at 122.5)
     assert l2.atomic(_sectors(16), 102.0, np.array([1])) == 124.5
+
+
+def test_float_adds_on_one_word_wait_for_each_other_and_interleaved_words_hide_it():
+    spec = dataclasses.replace(TINY.l2, atomic_op_cycles=2.0, float_atomic_cycles=5.0, slices=4, slice_bytes=512)
+    l2 = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)
+    l2.read(_sectors(0, 1), 0.0)                          # warm: the atomics' sectors hit, 20 cycles after the port
+    # 32 lanes on word 0 in turn: the first at 5 (the unit's float adds have named one word), 31 more at 5
+    assert l2.atomic(_sectors(0), 100.0, np.array([32]), words=np.array([0]), floating=True) == 120.5 + 32 * 5
+    # an integer request of the same shape: 32 x 2
+    ints = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)
+    ints.read(_sectors(0, 1), 0.0)
+    assert ints.atomic(_sectors(0), 100.0, np.array([32]), words=np.array([0])) == 120.5 + 32 * 2
+    # once the unit has seen four words, a lone float add hides its latency behind the others': max(2, 5 / 4)
+    l2.atomic(_sectors(1), 300.0, np.array([1, ]), words=np.array([32, 36, 40]), floating=True)
+    t = l2.unit_free.max()
+    assert l2.atomic(_sectors(1), t, np.array([1]), words=np.array([44]), floating=True) == t + 20.5 + 2.0
 
 
 def test_atomic_ops_per_sector_are_the_most_lanes_on_one_address():

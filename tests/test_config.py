@@ -106,7 +106,7 @@ def test_every_preset_value_cites_a_source(name):
     assert _uncommented_lines(text) == []
     assigned = sum(1 for line in text.splitlines() if _ASSIGN.match(line))
     leaves = sum(len(dataclasses.fields(section)) for section in _sections(load(name)))
-    assert assigned == leaves == 87                       # every key of every section, each on its own line
+    assert assigned == leaves == 90                       # every key of every section, each on its own line
 
 
 def _sections(cfg: Config) -> list:
@@ -383,6 +383,9 @@ def test_config_is_frozen():
     ({"l1.sector_bytes": 256, "l2.sector_bytes": 256}, "l1.line_bytes must be a multiple of l1.sector_bytes"),
     ({"l2.model": "write_around"}, "l2.model = 'write_around'; choose one of write_back, write_through"),
     ({"dram.model": "gddr"}, "dram.model = 'gddr'; choose one of hbm"),
+    ({"dram.slowest_sm_busy": [1, 4]}, "dram.slowest_sm_busy = [1, 4] and dram.slowest_sm_cycles = [0, 48, 145"),
+    ({"dram.slowest_sm_busy": [4, 1], "dram.slowest_sm_cycles": [0, 1]}, "busy SMs >= 1 and increasing"),
+    ({"dram.slowest_sm_busy": [1, 4], "dram.slowest_sm_cycles": [0, -1]}, "cycles >= 0"),
 ])
 def test_values_that_contradict_each_other_or_name_no_model_are_config_errors(overrides, message):
     with pytest.raises(ConfigError, match=re.escape(message)):

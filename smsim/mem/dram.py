@@ -20,6 +20,15 @@ written back, or read to complete a partial write, is counted as its 32 bytes (a
 ``streams.store_stride32`` writes 64.9 MB for 2.1M sectors) but holds the bus for the whole access
 (``store_stride32``, one dirty sector per 128-byte line, takes 81 us where ``store_stride8``, with the same
 2.1M sectors four to a line and the same DRAM bytes, takes 32).
+
+The slowest SM (:meth:`Dram.slowest_sm_lag`): a kernel lasts until its slowest SM is done, and this model is
+one SM that behaves as the mean one. On an H200 the latency of an SM's DRAM round trip varies from SM to SM
+and from launch to launch (the same SM is not the slow one twice: ``benchmarks/sm_spread_hw.py``), shared by
+the SM's warps, so of ``busy`` SMs that each end on a DRAM read the last ends ``slowest_sm_cycles`` later
+than the mean one (interpolated in ``slowest_sm_busy``: 48 cycles for 4 SMs, 410 for 132). A kernel whose
+SM read DRAM ends that much later (:func:`smsim.single_sm.simulate`). Left out: the lag of an L2 round trip
+(about 100 cycles for 132 SMs) and that of chains of dependent DRAM reads, which grows as the square root
+of their length (8 steps: 1780 cycles).
 Registered as ``dram.model = "hbm"``.
 """
 from __future__ import annotations
@@ -54,6 +63,14 @@ class Dram:
         bus = self._bus_bytes(sectors)
         start, done = self.queue.transfer(t, bus)
         return done + self._latency(sectors, start) + self.spec.loaded_latency_cycles * self._load(t, bus)
+
+    def slowest_sm_lag(self, busy: int) -> float:
+        """How much later than this (mean) SM the slowest of ``busy`` SMs ends, when each ends on a DRAM
+        read: ``slowest_sm_cycles`` interpolated at ``busy`` (0 if this SM read nothing from DRAM)."""
+        spec = self.spec
+        if not self.bytes_read or not spec.slowest_sm_busy:
+            return 0.0
+        return float(np.interp(busy, spec.slowest_sm_busy, spec.slowest_sm_cycles, left=0.0))
 
     def fetched_by_others(self, sectors: np.ndarray, t: float) -> float:
         """Cycle at which ``sectors``, which another SM asked for at ``t``, arrive: the latency of a read (its

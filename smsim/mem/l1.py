@@ -68,7 +68,7 @@ class L1:
         return t if n < 0 else q[n]
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
-               t: float) -> float:
+               t: float, words: np.ndarray | None = None, floating: bool = False) -> float:
         """Submit a request of ``kind`` ("ld", "st", "atom" or "red") at ``t`` (the caller checked
         :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store)."""
         spec = self.spec
@@ -82,7 +82,8 @@ class L1:
             return math.ceil(self.l2.write(sectors, tend, ops))
         if kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
-            return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector, kind == "red"))
+            return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector, kind == "red",
+                                            words, floating))
         return self._load(space, sectors, bypass, tend)
 
     def metrics(self, cycles: float) -> dict:

@@ -41,7 +41,12 @@ backlogs, spread over the slices as this SM's operations have been so far. That 
 much of it is still unseen (Good-Turing: the share of operations that were the first on their chunk goes
 evenly to all slices), so 256 samples into 64 K bins load every slice alike, as 4 M samples on all SMs do,
 while the same-address reductions of one bin run at ``1/busy`` of one unit's rate. A lone operation waits
-for nobody.
+for nobody. A float add (``floating``) on a word waits for the previous one on that word to finish,
+``float_atomic_cycles`` (its adder's latency, 3.66 cycles on an H200 where an integer add takes 1.57):
+lanes naming one word in turn pay it each, and so does a request's first when the unit's float adds have
+named only one word (a sum into one scalar: ``everyday.dot_atomic``), a fraction of it when they interleave
+a few (``float_atomic_cycles / words``, never below ``atomic_op_cycles``); the other SMs' requests cost
+what this one did.
 Registered as ``l2.model = "write_through"``.
 """
 from __future__ import annotations
@@ -58,6 +63,11 @@ from ..registry import L2_MODELS
 from .queue import BandwidthQueue
 
 
+#: distinct words a slice's float adds interleave from which a float add never waits for the previous one on
+#: its word (``float_atomic_cycles / HOT_WORDS`` is then below ``atomic_op_cycles``)
+HOT_WORDS = 4
+
+
 @L2_MODELS.register("write_through")
 class L2:
     """This SM's share of L2 (``spec``: :class:`smsim.config.L2Spec`; ``size_bytes``: its share of the
@@ -68,6 +78,7 @@ class L2:
         self.spec, self.dram, self.busy = spec, dram, busy
         self.unit_free = np.zeros(spec.slices)   # cycle each slice's atomic unit has done its backlog
         self.unit_ops = np.zeros(spec.slices)    # this SM's atomic operations per slice so far
+        self.unit_words: dict = {}          # slice -> distinct words float adds named there (up to HOT_WORDS)
         self.chunk_ops: dict = {}         # slice_bytes chunk -> this SM's operations on it so far
         self.once = 0                     # chunks that have had exactly one operation
         unit = spec.line_bytes * spec.assoc
@@ -253,9 +264,11 @@ class L2:
                 self.partial_filled += len(got)
                 self.dram.read(np.array([line * spl + k for k in got], np.int64), t)
 
-    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False) -> float:
-        """A global atomic on ``sectors`` (``ops``: the operations each needs in turn; ``red``: a reduction)
-        arriving at ``t``, performed by the slices' atomic units: the cycle its results are back."""
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False,
+               words: np.ndarray | None = None, floating: bool = False) -> float:
+        """A global atomic on ``sectors`` (``ops``: the operations each needs in turn; ``red``: a reduction;
+        ``words``: the distinct addresses it names; ``floating``: a float add) arriving at ``t``, performed
+        by the slices' atomic units: the cycle its results are back."""
         ready = self._get(sectors, t, False)
         n_ops = int(ops.sum())
         self.atomic_ops += n_ops
@@ -268,14 +281,23 @@ class L2:
         chunks = sectors // per_chunk
         units = (chunks * 2654435761 & 0xFFFFFFFF) % spec.slices      # a hash spreads chunks over slices
         seen, load, free = self.chunk_ops, self.unit_ops, self.unit_free
+        chain = spec.float_atomic_cycles if floating and spec.float_atomic_cycles > op else 0.0
+        if chain and words is not None:
+            self._note_words(words, units[np.searchsorted(sectors, words // spec.sector_bytes)])
         done = t
+        cost = 0.0                          # unit cycles of this request, as the other SMs' requests cost too
         for chunk, u, r, n in zip(chunks.tolist(), units.tolist(), ready.tolist(), ops.tolist()):
             k = seen.get(chunk, 0)
             seen[chunk] = k + n
             self.once += (k == 0 and n == 1) - (k == 1)
             load[u] += n
+            if chain:       # a float add waits for the last one on its word: hidden behind adds to other words
+                c = max(op, chain / len(self.unit_words.get(u, ()) or (1,))) + (n - 1) * chain
+            else:
+                c = n * op
+            cost += c
             start = r if r > free[u] else free[u]                       # this SM's own, in turn
-            free[u] = start + n * op
+            free[u] = start + c
             if free[u] > done:
                 done = free[u]
         # the other busy SMs' operations join every unit's backlog, spread as this SM's have been
@@ -283,8 +305,16 @@ class L2:
         covered = 1.0 - self.once / total                   # Good-Turing: the share of operations on seen chunks
         spread = covered * load / total + (1.0 - covered) / spec.slices
         np.maximum(free, float(ready.min()), out=free)
-        free += op * (self.busy - 1) * n_ops * spread
+        free += (self.busy - 1) * cost * spread
         return float(done)
+
+    def _note_words(self, words: np.ndarray, units: np.ndarray) -> None:
+        """Remember the distinct words float adds have named at each unit (a few: from ``HOT_WORDS`` on, a
+        float add never waits for the one before on its word)."""
+        for w, u in zip(words.tolist(), units.tolist()):
+            ws = self.unit_words.setdefault(u, set())
+            if len(ws) < HOT_WORDS:
+                ws.add(w)
 
     def metrics(self, cycles: float) -> dict:
         """``lts__t_sectors_srcunit_tex_*`` (reads, read hits, writes; atomics and reductions counted per
