@@ -188,7 +188,10 @@ class SM:
         if trace is not None:
             return trace
         limit = max(1, TRACE_LANES // (WARP_LANES * self.warps_per_block))
-        traces = trace_blocks(self.launch, [b] + list(islice(self.pending, limit - 1)))
+        # with it, the next pending blocks not run yet: a block runs once (a second run would see, and
+        # write, memory its first run changed)
+        ahead = islice((p for p in self.pending if p not in self.traces), limit - 1)
+        traces = trace_blocks(self.launch, [b] + list(ahead))
         for tr in traces[1:]:
             self.traces[tr.index] = tr
         if self.share_l2 is not None:

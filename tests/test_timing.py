@@ -259,3 +259,28 @@ def test_sector_size_from_the_config_is_honoured_at_every_level():
         assert m["dram__bytes_read.sum"] == n * 4 and m["dram__bytes_write.sum"] == n * 4
     with pytest.raises(smsim.config.ConfigError, match="l1.sector_bytes = 64 and l2.sector_bytes = 32"):
         smsim.config.load("h100", {"l1.sector_bytes": 64})
+
+
+@cuda.jit
+def _add_one(a):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        a[i] += np.float32(1.0)
+
+
+@pytest.mark.parametrize("blocks", ["share", "all", 300])
+def test_every_block_runs_once_whatever_the_blocks_timed(blocks):
+    """A timed block's trace is the interpreter's run of it: blocks run ahead in a batch are never run
+    again when a block dispatched later asks for its own batch (an in-place update ran up to four times)."""
+    a = np.zeros(128 * 256, np.float32)
+    smsim.launch(_add_one, 128, 256, (a,), config="h200", blocks=blocks)
+    assert (a == 1).all()
+
+
+def test_an_in_place_update_is_timed_on_the_data_it_reads_first():
+    """everyday.relu_inplace rewrites its negative elements: each warp of random signs stores (4 sectors), as
+    the H200 counts them (4079 at the test size for 128 blocks)."""
+    case = cases.get("everyday.relu_inplace")
+    s = case.setup("test")
+    res = smsim.launch(case.load_kernel(), s.grid, s.block, s.args, config="h200", blocks="all", complete=False)
+    assert res.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == pytest.approx(4079, rel=0.01)
