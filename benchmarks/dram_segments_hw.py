@@ -1,0 +1,123 @@
+"""How fast an H200 reads DRAM when the addresses it reads together are short segments far apart, as a 2-D
+tile of an image reads them: achieved bandwidth by segment length and the distance between segments.
+
+Run on the device machine, from the repository root (python3 with numba-cuda)::
+
+    python3 benchmarks/dram_segments_hw.py --out $OUT/dram_segments_hw.json
+
+Why: 2-D kernels that read an image in tiles of 16x16 or 32x8 threads (``everyday.laplace5``,
+``affine_2d``, ``stencil.sobel_naive``) run 10-16% slower on the H200 than smsim predicts at their full
+size, while moving DRAM bytes at well under the bandwidth a stream reaches. A tile reads 64 or 128 bytes of
+each of 8 or 16 image rows, 16 KB apart: if HBM pays for each short segment (a row activation for a few
+bytes), such reads reach less bandwidth than a stream.
+
+Each kernel sums a 512 MiB float32 array once, tile by tile: a tile is 4 KB, ``4096 / seg`` segments of
+``seg`` bytes, ``pitch`` bytes apart (one column band of an image whose rows are ``pitch`` apart), its
+elements taken by the block's threads in row-major order as a 2-D block's threads take them (a warp reads
+32 consecutive elements: ``128 / seg`` segments when they are shorter than 128 bytes), four loads a thread
+in flight together (shifts, not divisions: the kernel is bound by DRAM, not by its index arithmetic). 132 x 8 blocks of
+256 threads take the tiles in turn (a grid-stride loop), so tiles side by side run at the same time, as a
+2-D grid's blocks do. ``seg`` 32-512 bytes, ``pitch`` the segment
+itself (a stream) or 16 KB (an image row of 4096 floats). Timed with CUDA events around launches of
+milliseconds (numba's ~25 us of host-side launch work is under 2%), the median of three after a warm-up,
+each after L2 was cleared by reading another 512 MiB.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+ARRAY_BYTES = 512 << 20
+SEGMENTS = (32, 64, 128, 256, 512, 2048)
+TILE_WORDS = 1024         # a tile: 4 KB, 1024 // seg_words segments
+ROW_PITCH = 16384
+ROUNDS = 3
+THREADS = 256
+
+
+def _kernels():
+    import numpy as np
+    if not hasattr(np, "row_stack"):     # numba-cuda 0.30.4 overloads np.row_stack, which numpy 2.5 removed
+        np.row_stack = np.vstack
+    from numba import cuda
+
+    @cuda.jit
+    def tiles(a, out, seg_log, rows_log, pitch_words, ntiles):
+        """Tile ``k`` (``2**rows_log`` segments of ``2**seg_log`` floats, ``pitch_words`` apart) for k = this
+        block, + the grid, ... (consecutive tiles run at the same time, as a 2-D grid's blocks do); the
+        block's 256 threads take the tile's 1024 elements in row-major order, four each, all four loads in
+        flight together."""
+        t = cuda.threadIdx.x
+        bands_log = 0
+        while (1 << (bands_log + seg_log)) < pitch_words:
+            bands_log += 1
+        mask = (1 << seg_log) - 1
+        acc = np.float32(0.0)
+        for k in range(cuda.blockIdx.x, ntiles, cuda.gridDim.x):
+            band, col = k >> bands_log, k & ((1 << bands_log) - 1)
+            base = (band << rows_log) * pitch_words + (col << seg_log)
+            e0, e1, e2, e3 = t, t + 256, t + 512, t + 768
+            v0 = a[base + (e0 >> seg_log) * pitch_words + (e0 & mask)]
+            v1 = a[base + (e1 >> seg_log) * pitch_words + (e1 & mask)]
+            v2 = a[base + (e2 >> seg_log) * pitch_words + (e2 & mask)]
+            v3 = a[base + (e3 >> seg_log) * pitch_words + (e3 & mask)]
+            acc += (v0 + v1) + (v2 + v3)
+        if acc == np.float32(-1.0):
+            out[0] = acc
+
+    @cuda.jit
+    def clear(buf, out):
+        acc = np.float32(0.0)
+        for i in range(cuda.grid(1), buf.shape[0], cuda.gridsize(1)):
+            acc += buf[i]
+        if acc == np.float32(-1.0):
+            out[0] = acc
+
+    return cuda, np, tiles, clear
+
+
+def run(out_path: str) -> None:
+    cuda, np, tiles, clear = _kernels()
+    n = ARRAY_BYTES // 4
+    a = cuda.to_device(np.ones(n, np.float32))
+    other = cuda.to_device(np.ones(n, np.float32))
+    sink = cuda.to_device(np.zeros(1, np.float32))
+    rows_out = []
+    for seg in SEGMENTS:
+        for pitch in (seg, ROW_PITCH):
+            seg_words, pitch_words = seg // 4, pitch // 4
+            rows = TILE_WORDS // seg_words
+            ntiles = n // TILE_WORDS
+            blocks = 132 * 8
+            times = []
+            for r in range(ROUNDS + 1):
+                clear[132 * 8, 256](other, sink)
+                start, stop = cuda.event(), cuda.event()
+                start.record()
+                tiles[blocks, THREADS](a, sink, seg_words.bit_length() - 1, rows.bit_length() - 1, pitch_words, ntiles)
+                stop.record()
+                stop.synchronize()
+                if r:
+                    times.append(cuda.event_elapsed_time(start, stop) * 1e6)
+            ns = float(np.median(times))
+            nbytes = ntiles * rows * seg
+            rows_out.append(dict(seg=seg, pitch=pitch, rows=rows, blocks=blocks, tiles=ntiles, bytes=nbytes, ns=times,
+                                 ns_median=ns, gbps=nbytes / ns))
+            print(f"seg {seg:4d} pitch {pitch:6d}: {ns / 1e3:8.0f} us, {nbytes / ns:7.0f} GB/s", flush=True)
+    dev = cuda.get_current_device()
+    gpu = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    pathlib.Path(out_path).write_text(json.dumps(dict(gpu=gpu, array_bytes=ARRAY_BYTES, rows=rows_out), indent=1))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    run(a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
