@@ -11,16 +11,16 @@ size, while moving DRAM bytes at well under the bandwidth a stream reaches. A ti
 each of 8 or 16 image rows, 16 KB apart: if HBM pays for each short segment (a row activation for a few
 bytes), such reads reach less bandwidth than a stream.
 
-Each kernel sums a 512 MiB float32 array once, tile by tile: a tile is 4 KB, ``4096 / seg`` segments of
-``seg`` bytes, ``pitch`` bytes apart (one column band of an image whose rows are ``pitch`` apart), its
-elements taken by the block's threads in row-major order as a 2-D block's threads take them (a warp reads
-32 consecutive elements: ``128 / seg`` segments when they are shorter than 128 bytes), four loads a thread
-in flight together (shifts, not divisions: the kernel is bound by DRAM, not by its index arithmetic). 132 x 8 blocks of
-256 threads take the tiles in turn (a grid-stride loop), so tiles side by side run at the same time, as a
-2-D grid's blocks do. ``seg`` 32-512 bytes, ``pitch`` the segment
-itself (a stream) or 16 KB (an image row of 4096 floats). Timed with CUDA events around launches of
-milliseconds (numba's ~25 us of host-side launch work is under 2%), the median of three after a warm-up,
-each after L2 was cleared by reading another 512 MiB.
+Each kernel sums a 512 MiB float32 array ``PASSES`` times (it does not fit in L2), tile by tile: a tile
+is 4 KB, ``4096 / seg`` segments of ``seg`` bytes, ``pitch`` bytes apart (one column band of an image whose
+rows are ``pitch`` apart), its elements taken by the block's threads in row-major order as a 2-D block's
+threads take them (a warp reads 32 consecutive elements: ``128 / seg`` segments when they are shorter than
+128 bytes), four loads a thread in flight together (shifts, not divisions: the kernel is bound by DRAM, not
+by its index arithmetic). 132 x 8 blocks of 256 threads take the tiles in turn (a grid-stride loop), so
+tiles side by side run at the same time, as a 2-D grid's blocks do. ``seg`` 32-2048 bytes, ``pitch`` the
+segment itself (a stream) or 16 KB (an image row of 4096 floats). Timed with CUDA events around launches of about
+a millisecond (numba's ~25 us of host-side launch work, inside such a timing, is 2-3% of it), the median of
+three after a warm-up, each after L2 was cleared by reading another 512 MiB.
 """
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ SEGMENTS = (32, 64, 128, 256, 512, 2048)
 TILE_WORDS = 1024         # a tile: 4 KB, 1024 // seg_words segments
 ROW_PITCH = 16384
 ROUNDS = 3
+PASSES = 8                # the array is read this many times a launch (512 MiB does not fit in L2)
 THREADS = 256
 
 
@@ -44,7 +45,7 @@ def _kernels():
     from numba import cuda
 
     @cuda.jit
-    def tiles(a, out, seg_log, rows_log, pitch_words, ntiles):
+    def tiles(a, out, seg_log, rows_log, pitch_words, ntiles, passes):
         """Tile ``k`` (``2**rows_log`` segments of ``2**seg_log`` floats, ``pitch_words`` apart) for k = this
         block, + the grid, ... (consecutive tiles run at the same time, as a 2-D grid's blocks do); the
         block's 256 threads take the tile's 1024 elements in row-major order, four each, all four loads in
@@ -55,15 +56,16 @@ def _kernels():
             bands_log += 1
         mask = (1 << seg_log) - 1
         acc = np.float32(0.0)
-        for k in range(cuda.blockIdx.x, ntiles, cuda.gridDim.x):
-            band, col = k >> bands_log, k & ((1 << bands_log) - 1)
-            base = (band << rows_log) * pitch_words + (col << seg_log)
-            e0, e1, e2, e3 = t, t + 256, t + 512, t + 768
-            v0 = a[base + (e0 >> seg_log) * pitch_words + (e0 & mask)]
-            v1 = a[base + (e1 >> seg_log) * pitch_words + (e1 & mask)]
-            v2 = a[base + (e2 >> seg_log) * pitch_words + (e2 & mask)]
-            v3 = a[base + (e3 >> seg_log) * pitch_words + (e3 & mask)]
-            acc += (v0 + v1) + (v2 + v3)
+        for _ in range(passes):
+            for k in range(cuda.blockIdx.x, ntiles, cuda.gridDim.x):
+                band, col = k >> bands_log, k & ((1 << bands_log) - 1)
+                base = (band << rows_log) * pitch_words + (col << seg_log)
+                e0, e1, e2, e3 = t, t + 256, t + 512, t + 768
+                v0 = a[base + (e0 >> seg_log) * pitch_words + (e0 & mask)]
+                v1 = a[base + (e1 >> seg_log) * pitch_words + (e1 & mask)]
+                v2 = a[base + (e2 >> seg_log) * pitch_words + (e2 & mask)]
+                v3 = a[base + (e3 >> seg_log) * pitch_words + (e3 & mask)]
+                acc += (v0 + v1) + (v2 + v3)
         if acc == np.float32(-1.0):
             out[0] = acc
 
@@ -96,13 +98,14 @@ def run(out_path: str) -> None:
                 clear[132 * 8, 256](other, sink)
                 start, stop = cuda.event(), cuda.event()
                 start.record()
-                tiles[blocks, THREADS](a, sink, seg_words.bit_length() - 1, rows.bit_length() - 1, pitch_words, ntiles)
+                tiles[blocks, THREADS](a, sink, seg_words.bit_length() - 1, rows.bit_length() - 1, pitch_words, ntiles,
+                                       PASSES)
                 stop.record()
                 stop.synchronize()
                 if r:
                     times.append(cuda.event_elapsed_time(start, stop) * 1e6)
             ns = float(np.median(times))
-            nbytes = ntiles * rows * seg
+            nbytes = ntiles * rows * seg * PASSES
             rows_out.append(dict(seg=seg, pitch=pitch, rows=rows, blocks=blocks, tiles=ntiles, bytes=nbytes, ns=times,
                                  ns_median=ns, gbps=nbytes / ns))
             print(f"seg {seg:4d} pitch {pitch:6d}: {ns / 1e3:8.0f} us, {nbytes / ns:7.0f} GB/s", flush=True)
