@@ -19,10 +19,11 @@ per operation on one address (time x bins / operations).
 """
 from __future__ import annotations
 
-import argparse
-import json
 import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import hw_probe  # noqa: E402  (beside this file)
 
 NUM_SMS = 132
 BLOCKS = NUM_SMS * 8
@@ -34,10 +35,7 @@ ROUNDS = 3
 
 
 def _kernels():
-    import numpy as np
-    if not hasattr(np, "row_stack"):     # numba-cuda 0.30.4 overloads np.row_stack, which numpy 2.5 removed
-        np.row_stack = np.vstack
-    from numba import cuda
+    cuda, np = hw_probe.numba_cuda()
 
     @cuda.jit
     def red(out, v, bins, reps):
@@ -68,18 +66,10 @@ def run(out_path: str) -> None:
             reps = REPS[bins]
             for mode in ("red", "atom"):
                 out = cuda.to_device(np.zeros(bins, dt))
-                times = []
-                for r in range(ROUNDS + 1):
-                    start, stop = cuda.event(), cuda.event()
-                    start.record()
-                    if mode == "red":
-                        red[BLOCKS, THREADS](out, one, bins, reps)
-                    else:
-                        atom[BLOCKS, THREADS](out, sink, one, bins, reps)
-                    stop.record()
-                    stop.synchronize()
-                    if r:
-                        times.append(cuda.event_elapsed_time(start, stop) * 1e6)
+                if mode == "red":
+                    times = hw_probe.event_ns(red[BLOCKS, THREADS], (out, one, bins, reps), ROUNDS)
+                else:
+                    times = hw_probe.event_ns(atom[BLOCKS, THREADS], (out, sink, one, bins, reps), ROUNDS)
                 total = out.copy_to_host().astype(np.float64).sum()
                 ops = n * reps
                 ns = float(np.median(times))
@@ -88,18 +78,8 @@ def run(out_path: str) -> None:
                                  sum_ok=bool(total == ops * (ROUNDS + 1)) if dt.kind in "iu" else None))
                 print(dtype, mode, bins, f"{ns / 1e3:.0f} us, {ns * bins / ops:.3f} ns per op on an address",
                       flush=True)
-    dev = cuda.get_current_device()
-    gpu = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    pathlib.Path(out_path).write_text(json.dumps(dict(gpu=gpu, rows=rows), indent=1))
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args(argv)
-    run(a.out)
-    return 0
+    hw_probe.write(out_path, rows=rows)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hw_probe.main(__doc__, run))

@@ -24,10 +24,11 @@ three after a warm-up, each after L2 was cleared by reading another 512 MiB.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import hw_probe  # noqa: E402  (beside this file)
 
 ARRAY_BYTES = 512 << 20
 SEGMENTS = (32, 64, 128, 256, 512, 2048)
@@ -39,10 +40,7 @@ THREADS = 256
 
 
 def _kernels():
-    import numpy as np
-    if not hasattr(np, "row_stack"):     # numba-cuda 0.30.4 overloads np.row_stack, which numpy 2.5 removed
-        np.row_stack = np.vstack
-    from numba import cuda
+    cuda, np = hw_probe.numba_cuda()
 
     @cuda.jit
     def tiles(a, out, seg_log, rows_log, pitch_words, ntiles, passes):
@@ -69,15 +67,7 @@ def _kernels():
         if acc == np.float32(-1.0):
             out[0] = acc
 
-    @cuda.jit
-    def clear(buf, out):
-        acc = np.float32(0.0)
-        for i in range(cuda.grid(1), buf.shape[0], cuda.gridsize(1)):
-            acc += buf[i]
-        if acc == np.float32(-1.0):
-            out[0] = acc
-
-    return cuda, np, tiles, clear
+    return cuda, np, tiles, hw_probe.clear_kernel()
 
 
 def run(out_path: str) -> None:
@@ -93,34 +83,15 @@ def run(out_path: str) -> None:
             rows = TILE_WORDS // seg_words
             ntiles = n // TILE_WORDS
             blocks = 132 * 8
-            times = []
-            for r in range(ROUNDS + 1):
-                clear[132 * 8, 256](other, sink)
-                start, stop = cuda.event(), cuda.event()
-                start.record()
-                tiles[blocks, THREADS](a, sink, seg_words.bit_length() - 1, rows.bit_length() - 1, pitch_words, ntiles,
-                                       PASSES)
-                stop.record()
-                stop.synchronize()
-                if r:
-                    times.append(cuda.event_elapsed_time(start, stop) * 1e6)
+            args = (a, sink, seg_words.bit_length() - 1, rows.bit_length() - 1, pitch_words, ntiles, PASSES)
+            times = hw_probe.event_ns(tiles[blocks, THREADS], args, ROUNDS, before=(clear[132 * 8, 256], (other, sink)))
             ns = float(np.median(times))
             nbytes = ntiles * rows * seg * PASSES
             rows_out.append(dict(seg=seg, pitch=pitch, rows=rows, blocks=blocks, tiles=ntiles, bytes=nbytes, ns=times,
                                  ns_median=ns, gbps=nbytes / ns))
             print(f"seg {seg:4d} pitch {pitch:6d}: {ns / 1e3:8.0f} us, {nbytes / ns:7.0f} GB/s", flush=True)
-    dev = cuda.get_current_device()
-    gpu = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    pathlib.Path(out_path).write_text(json.dumps(dict(gpu=gpu, array_bytes=ARRAY_BYTES, rows=rows_out), indent=1))
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args(argv)
-    run(a.out)
-    return 0
+    hw_probe.write(out_path, array_bytes=ARRAY_BYTES, rows=rows_out)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hw_probe.main(__doc__, run))

@@ -25,32 +25,17 @@ import json
 import pathlib
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import hw_probe  # noqa: E402  (beside this file)
+
 NUM_SMS = 132
 KERNELS = ("write_gs", "read_gs", "copy_gs", "alu_blocks", "alu_one_block", "xu_blocks", "xu_one_block")
 
 
 @functools.lru_cache(maxsize=None)
 def _kernels():
-    import numpy as np
-    if not hasattr(np, "row_stack"):     # numba-cuda 0.30.4 overloads np.row_stack, which numpy 2.5 removed
-        np.row_stack = np.vstack
-    from llvmlite import ir
-    from numba import cuda, types
-    from numba.cuda.extending import intrinsic
-
-    def special(reg: str, bits: int):
-        """An intrinsic reading the special register ``reg`` (a volatile ``mov``, so it is never hoisted)."""
-        ptx, constraint, ty = (f"mov.u64 $0, %{reg};", "=l", types.int64) if bits == 64 else \
-            (f"mov.u32 $0, %{reg};", "=r", types.int32)
-
-        def read(typingctx):
-            def codegen(context, builder, sig, args):
-                fn = ir.FunctionType(ir.IntType(bits), [])
-                return builder.call(ir.InlineAsm(fn, ptx, constraint, side_effect=True), [])
-            return ty(), codegen
-        return intrinsic(read)
-
-    clock64, smid = special("clock64", 64), special("smid", 32)
+    cuda, np = hw_probe.numba_cuda()
+    clock64, smid = hw_probe.special("clock64", 64), hw_probe.special("smid", 32)
 
     @cuda.jit(device=True, inline=True)
     def stamp(st, t0, t1):

@@ -37,6 +37,9 @@ import json
 import pathlib
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import hw_probe  # noqa: E402  (beside this file)
+
 NUM_SMS = 132
 THREADS = 256
 STEPS = 8
@@ -49,34 +52,9 @@ COLS = 6 + STEPS          # smid, block, warp, global start, global end, clock a
 
 @functools.lru_cache(maxsize=None)
 def _kernels():
-    import numpy as np
-    if not hasattr(np, "row_stack"):     # numba-cuda 0.30.4 overloads np.row_stack, which numpy 2.5 removed
-        np.row_stack = np.vstack
-    from llvmlite import ir
-    from numba import cuda, types
-    from numba.cuda.extending import intrinsic
-
-    def special(reg: str, bits: int):
-        """An intrinsic reading the special register ``reg`` (a volatile ``mov``, so it is never hoisted)."""
-        ptx, constraint, ty = (f"mov.u64 $0, %{reg};", "=l", types.int64) if bits == 64 else \
-            (f"mov.u32 $0, %{reg};", "=r", types.int32)
-
-        def read(typingctx):
-            def codegen(context, builder, sig, args):
-                fn = ir.FunctionType(ir.IntType(bits), [])
-                return builder.call(ir.InlineAsm(fn, ptx, constraint, side_effect=True), [])
-            return ty(), codegen
-        return intrinsic(read)
-
-    clock64, smid, gtimer = special("clock64", 64), special("smid", 32), special("globaltimer", 64)
-
-    @cuda.jit
-    def clear(buf, out):
-        acc = np.float32(0.0)
-        for i in range(cuda.grid(1), buf.shape[0], cuda.gridsize(1)):
-            acc += buf[i]
-        if acc == np.float32(-1.0):
-            out[0] = acc
+    cuda, np = hw_probe.numba_cuda()
+    clock64, smid = hw_probe.special("clock64", 64), hw_probe.special("smid", 32)
+    gtimer = hw_probe.special("globaltimer", 64)
 
     @cuda.jit
     def load(a, out, st):
@@ -121,7 +99,7 @@ def _kernels():
             st[w, 5] = c0
             st[w, 4] = gtimer()
 
-    return cuda, np, dict(clear=clear, load=load, chase=chase)
+    return cuda, np, dict(clear=hw_probe.clear_kernel(), load=load, chase=chase)
 
 
 def _cycle(np, n: int, rng):
@@ -173,11 +151,9 @@ def run(out_path: str) -> None:
             if rep:
                 rows[name].append(st.copy_to_host().tolist())
         print("round", rep, "done", flush=True)
-    dev = cuda.get_current_device()
-    gpu = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    meta = dict(gpu=gpu, blocks=blocks, threads=THREADS, steps=STEPS, repeats=REPEATS, chase_bytes=CHASE_BYTES,
+    meta = dict(blocks=blocks, threads=THREADS, steps=STEPS, repeats=REPEATS, chase_bytes=CHASE_BYTES,
                 l2_chase_bytes=L2_CHASE_BYTES, clear_bytes=CLEAR_BYTES, load_shapes=LOAD_SHAPES)
-    pathlib.Path(out_path).write_text(json.dumps(dict(meta=meta, rows=rows)))
+    hw_probe.write(out_path, meta=meta, rows=rows)
 
 
 def per_sm(stamps, steps: int):

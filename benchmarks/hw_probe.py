@@ -1,0 +1,97 @@
+"""What the hardware probes share (``sched_order_hw``, ``sm_spread_hw``, ``atomics_hw``, ``dram_segments_hw``):
+numba-cuda with its numpy workaround, special-register intrinsics, a kernel that clears L2 by reading, CUDA
+event timing of long launches, and the command line that writes a probe's JSON.
+
+Life of a probe run: ``main(__doc__, run)`` parses ``--out``, calls ``run(out)``, which launches its kernels
+(made with :func:`numba_cuda` and :func:`special`), times them with :func:`event_ns` where a kernel is long
+enough for events (milliseconds: numba's ~25 us of host-side launch work falls inside such a timing) and
+writes its rows with :func:`write`, which adds the GPU's name.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import pathlib
+from typing import Any, Callable
+
+
+@functools.lru_cache(maxsize=None)
+def numba_cuda() -> tuple:
+    """``(numba.cuda, numpy)``, with numba-cuda 0.30.4's overload of ``np.row_stack`` (which numpy 2.5
+    removed) given something to bind to."""
+    import numpy as np
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
+    from numba import cuda
+    return cuda, np
+
+
+def special(reg: str, bits: int) -> Any:
+    """A numba intrinsic reading the special register ``reg`` (``clock64``, ``smid``, ``globaltimer``...) as a
+    volatile ``mov``, so it is never hoisted or merged."""
+    numba_cuda()
+    from llvmlite import ir
+    from numba import types
+    from numba.cuda.extending import intrinsic
+    ptx, constraint, ty = (f"mov.u64 $0, %{reg};", "=l", types.int64) if bits == 64 else \
+        (f"mov.u32 $0, %{reg};", "=r", types.int32)
+
+    def read(typingctx):
+        def codegen(context, builder, sig, args):
+            fn = ir.FunctionType(ir.IntType(bits), [])
+            return builder.call(ir.InlineAsm(fn, ptx, constraint, side_effect=True), [])
+        return ty(), codegen
+    return intrinsic(read)
+
+
+@functools.lru_cache(maxsize=None)
+def clear_kernel() -> Any:
+    """A kernel ``clear(buf, out)`` that reads all of ``buf`` (grid-stride), so that what L2 held before is
+    gone; ``out`` is written only if the sum is -1 (never, for a buffer of ones)."""
+    cuda, np = numba_cuda()
+
+    @cuda.jit
+    def clear(buf, out):
+        acc = np.float32(0.0)
+        for i in range(cuda.grid(1), buf.shape[0], cuda.gridsize(1)):
+            acc += buf[i]
+        if acc == np.float32(-1.0):
+            out[0] = acc
+
+    return clear
+
+
+def event_ns(launch: Callable, args: tuple, rounds: int, before: tuple | None = None) -> list:
+    """The GPU time in ns, by CUDA events, of ``launch(*args)`` (a kernel with its grid: ``k[blocks,
+    threads]``), ``rounds`` times after one warm-up launch (dropped), each after ``before`` (a launch and its
+    arguments, not timed) if given."""
+    cuda, _ = numba_cuda()
+    times = []
+    for r in range(rounds + 1):
+        if before is not None:
+            before[0](*before[1])
+        start, stop = cuda.event(), cuda.event()
+        start.record()
+        launch(*args)
+        stop.record()
+        stop.synchronize()
+        if r:
+            times.append(cuda.event_elapsed_time(start, stop) * 1e6)
+    return times
+
+
+def write(out_path: str, **data: Any) -> None:
+    """Write ``data`` and the GPU's name to ``out_path`` as JSON."""
+    cuda, _ = numba_cuda()
+    dev = cuda.get_current_device()
+    gpu = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    pathlib.Path(out_path).write_text(json.dumps(dict(gpu=gpu, **data), indent=1))
+
+
+def main(doc: str, run: Callable[[str], None], argv=None) -> int:
+    """A probe's command line: ``--out FILE``, then ``run(FILE)``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    run(ap.parse_args(argv).out)
+    return 0
