@@ -196,11 +196,14 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     if not partial and stats.blocks_done != len(timed):   # a model bug, never the user's: say so
         raise RuntimeError(f"smsim timing model stopped with {len(timed) - stats.blocks_done} of {len(timed)} "
                            f"timed blocks unfinished at cycle {env.now:.0f}; please report this kernel")
-    if not partial and sm.l2_done > stats.end:
-        stats.end = sm.l2_done          # the kernel is done when L2 has taken its stores and performed its reductions
-    # the kernel lasts until the slowest of the busy SMs is done; this one stands for the mean SM
+    # the kernel lasts until the slowest of the busy SMs is done and L2 has taken its stores (this SM stands
+    # for the mean one), and until L2's atomic units have performed every reduction (a backlog all SMs feed,
+    # which a lagging SM does not prolong)
     lag = 0.0 if partial else built.units[2].slowest_sm_lag(min(cfg.gpu.num_sms, launch.nblocks))
-    stats.end = math.ceil(stats.end + lag)    # at a cycle boundary (a block's retirement need not fall on one)
+    if not partial:
+        stats.end = max(stats.end, sm.l2_done) + lag
+        stats.end = max(stats.end, sm.l2_red_done)
+    stats.end = math.ceil(stats.end)    # at a cycle boundary (a block's retirement need not fall on one)
     stats.freeze()
     if complete and not partial:
         done = set(timed) | sm.ran_ahead

@@ -18,7 +18,7 @@ global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, t
 registers pending until the data returns; a branch holds the warp ``branch`` cycles; a barrier holds it
 until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it
 once its stores and reductions have left the SM (``drain``), while the kernel's end waits until L2 has
-taken them all (:attr:`SM.l2_done`).
+taken its stores (:attr:`SM.l2_done`) and performed its reductions (:attr:`SM.l2_red_done`).
 With the SASS stream (``scheduler.stream``, :mod:`smsim.sass_stream`) a warp replays the SASS ptxas made of
 its PTX execution instead, and :meth:`SM._issue_sass` issues it by its control code: the warp's next issue
 waits its stall count and the scoreboards in its wait mask; memory instructions take the accesses of the PTX
@@ -118,7 +118,8 @@ class SM:
         self.infos = op_infos(launch.prog) if infos is None else infos
         self.nregs = len(launch.prog.reg_dtypes) if nregs is None else nregs
         self.replay = replay              # an isa.sass.Replay: warps issue SASS (smsim.sass_stream)
-        self.l2_done = 0.0                # when L2 has taken every store and reduction so far (the kernel ends then)
+        self.l2_done = 0.0                # when L2 has taken every store so far (the kernel ends then)
+        self.l2_red_done = 0.0            # when L2's atomic units have performed every reduction so far
         self.warps_per_block = -(-launch.threads_per_block // WARP_LANES)
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
@@ -401,7 +402,10 @@ class SM:
         else:
             done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
         if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM
-            if done > self.l2_done:
+            if kind == "red":
+                if done > self.l2_red_done:
+                    self.l2_red_done = done
+            elif done > self.l2_done:
                 self.l2_done = done
             sent = self.l1.tag_free
             if kind == "st":                      # its data crosses the stage shared memory's wavefronts take

@@ -26,9 +26,10 @@ one SM that behaves as the mean one. On an H200 the latency of an SM's DRAM roun
 and from launch to launch (the same SM is not the slow one twice: ``benchmarks/sm_spread_hw.py``), shared by
 the SM's warps, so of ``busy`` SMs that each end on a DRAM read the last ends ``slowest_sm_cycles`` later
 than the mean one (interpolated in ``slowest_sm_busy``: 48 cycles for 4 SMs, 410 for 132). A kernel whose
-SM read DRAM ends that much later (:func:`smsim.single_sm.simulate`). Left out: the lag of an L2 round trip
-(about 100 cycles for 132 SMs) and that of chains of dependent DRAM reads, which grows as the square root
-of their length (8 steps: 1780 cycles).
+SM read DRAM ends that much later, the stores L2 takes from it with it, but not the backlog of reductions
+L2's atomic units perform for all SMs (:func:`smsim.single_sm.simulate`). Left out: the lag of an L2 round
+trip (about 70 cycles a step for 132 SMs), that of chains of dependent DRAM reads, which grows as the square
+root of their length (8 steps: 1780 cycles), and that of kernels that only write.
 Registered as ``dram.model = "hbm"``.
 """
 from __future__ import annotations
