@@ -22,7 +22,9 @@ after each step's loaded value was used, and ``%globaltimer`` at its end:
   step a DRAM miss), a stamp after each step;
 * ``l2chase``: the same over 4 MiB, read once before the stamps start: every step an L2 hit;
 * ``load_BxT``: ``load`` with ``B`` blocks of ``T`` threads (:data:`LOAD_SHAPES`): fewer busy SMs, or a
-  smaller or larger burst from each.
+  smaller or larger burst from each;
+* ``store`` and ``store_BxT``: ``out[i] = i`` then ``threadfence()``, which waits until L2 has the store:
+  the round trip of a kernel that only writes.
 
 ``--analyse FILE`` prints, per kernel, how far the slowest SM's step lags the mean SM's (``slowest_excess``,
 the mean over launches), the per-SM time of a step (the SM's slowest warp) as mean, median,
@@ -56,14 +58,8 @@ def _kernels():
     clock64, smid = hw_probe.special("clock64", 64), hw_probe.special("smid", 32)
     gtimer = hw_probe.special("globaltimer", 64)
 
-    @cuda.jit
-    def load(a, out, st):
-        g0 = gtimer()
-        c0 = clock64()
-        i = cuda.grid(1)
-        v = a[i]
-        out[i] = v                           # the store waits for the load; the clock is read after it
-        c1 = clock64()
+    @cuda.jit(device=True, inline=True)
+    def stamp(st, i, g0, c0, c1):
         t = cuda.threadIdx.x
         if t % 32 == 0:
             w = i // 32
@@ -74,6 +70,24 @@ def _kernels():
             st[w, 5] = c0
             st[w, 6] = c1
             st[w, 4] = gtimer()
+
+    @cuda.jit
+    def load(a, out, st):
+        g0 = gtimer()
+        c0 = clock64()
+        i = cuda.grid(1)
+        v = a[i]
+        out[i] = v                           # the store waits for the load; the clock is read after it
+        stamp(st, i, g0, c0, clock64())
+
+    @cuda.jit
+    def store(out, st):
+        g0 = gtimer()
+        c0 = clock64()
+        i = cuda.grid(1)
+        out[i] = np.float32(i)
+        cuda.threadfence()                   # waits until L2 has the store; the clock is read after it
+        stamp(st, i, g0, c0, clock64())
 
     @cuda.jit
     def chase(nxt, out, st):
@@ -99,7 +113,7 @@ def _kernels():
             st[w, 5] = c0
             st[w, 4] = gtimer()
 
-    return cuda, np, dict(clear=hw_probe.clear_kernel(), load=load, chase=chase)
+    return cuda, np, dict(clear=hw_probe.clear_kernel(), load=load, store=store, chase=chase)
 
 
 def _cycle(np, n: int, rng):
@@ -113,6 +127,8 @@ def _cycle(np, n: int, rng):
 #: the one-round-trip ``load`` kernel's launches besides one 256-thread block per SM: fewer busy SMs (a
 #: smaller burst from fewer SMs) and other block sizes (a smaller or larger burst from each)
 LOAD_SHAPES = ((4, 256), (8, 256), (16, 256), (33, 256), (66, 256), (100, 256), (132, 128), (132, 512), (132, 1024))
+#: the ``store`` kernel's launches besides one 256-thread block per SM
+STORE_SHAPES = ((4, 256), (16, 256), (33, 256), (66, 256))
 
 
 def run(out_path: str) -> None:
@@ -131,15 +147,20 @@ def run(out_path: str) -> None:
     near = cuda.to_device(_cycle(np, L2_CHASE_BYTES // 4, rng))
     rows: dict = {"load": [], "chase": [], "l2chase": []}
     rows.update({f"load_{b}x{t}": [] for b, t in LOAD_SHAPES})
+    rows.update({"store": []}, **{f"store_{b}x{t}": [] for b, t in STORE_SHAPES})
     for rep in range(REPEATS + 1):                  # the first round compiles and is dropped
         for name in rows:
             k["clear"][NUM_SMS * 8, 256](buf, sink)
-            if name.startswith("load"):
-                b, t = (blocks, THREADS) if name == "load" else map(int, name[5:].split("x"))
+            if name.startswith(("load", "store")):
+                kind, _, shape = name.partition("_")
+                b, t = (blocks, THREADS) if not shape else map(int, shape.split("x"))
                 st = cuda.to_device(np.zeros((b * t // 32, COLS), np.int64))
                 # a fresh region of a for each launch (cold in L2 anyway after the clear)
                 lo = rep * most
-                k["load"][b, t](a[lo:lo + b * t], out[lo:lo + b * t], st)
+                if kind == "load":
+                    k["load"][b, t](a[lo:lo + b * t], out[lo:lo + b * t], st)
+                else:
+                    k["store"][b, t](out[lo:lo + b * t], st)
             else:
                 st = cuda.to_device(np.zeros((warps, COLS), np.int64))
                 if name == "chase":
@@ -149,24 +170,26 @@ def run(out_path: str) -> None:
                     k["chase"][blocks, THREADS](near, outi, st)
             cuda.synchronize()
             if rep:
-                rows[name].append(st.copy_to_host().tolist())
+                steps = 1 if name.startswith(("load", "store")) else STEPS
+                rows[name].append(per_sm(st.copy_to_host(), steps))
         print("round", rep, "done", flush=True)
     meta = dict(blocks=blocks, threads=THREADS, steps=STEPS, repeats=REPEATS, chase_bytes=CHASE_BYTES,
-                l2_chase_bytes=L2_CHASE_BYTES, clear_bytes=CLEAR_BYTES, load_shapes=LOAD_SHAPES)
+                l2_chase_bytes=L2_CHASE_BYTES, clear_bytes=CLEAR_BYTES, load_shapes=LOAD_SHAPES,
+                store_shapes=STORE_SHAPES)
     hw_probe.write(out_path, meta=meta, rows=rows)
 
 
-def per_sm(stamps, steps: int):
-    """One launch's stamps -> (sm ids, per-SM step times [sm, step]: the SM's slowest warp's clock from its
-    previous stamp, global start ns of the SM's first warp)."""
+def per_sm(stamps, steps: int) -> dict:
+    """One launch's per-warp stamps -> per SM (``sm``, by id): ``steps``, the SM's slowest warp's clock from
+    its previous stamp, step by step; ``start_ns``, the global start of its first warp; ``warp_mean``, its
+    warps' mean first step (what is stored: the warps' stamps themselves are 16 MB a run)."""
     import numpy as np
     st = np.asarray(stamps, dtype=np.int64)
     sms = np.unique(st[:, 0])
-    clocks = st[:, 5:6 + steps]
-    step = np.diff(clocks, axis=1)
-    times = np.array([step[st[:, 0] == s].max(axis=0) for s in sms])
-    starts = np.array([st[st[:, 0] == s, 3].min() for s in sms])
-    return sms, times, starts
+    step = np.diff(st[:, 5:6 + steps], axis=1)
+    mine = [st[:, 0] == s for s in sms]
+    return dict(sm=sms.tolist(), steps=[step[m].max(axis=0).tolist() for m in mine],
+                start_ns=[int(st[m, 3].min()) for m in mine], warp_mean=[float(step[m, 0].mean()) for m in mine])
 
 
 def analyse(path: str) -> dict:
@@ -180,10 +203,10 @@ def analyse_data(data: dict) -> dict:
     import numpy as np
     out = {}
     for name, launches in data["rows"].items():
-        steps = 1 if name.startswith("load") else data["meta"]["steps"]
-        per = [per_sm(s, steps) for s in launches]
-        sms = per[0][0]
-        t = np.stack([p[1] for p in per])             # [launch, sm, step]
+        steps = 1 if name.startswith(("load", "store")) else data["meta"]["steps"]
+        per = [s if isinstance(s, dict) else per_sm(s, steps) for s in launches]
+        sms = per[0]["sm"]
+        t = np.stack([np.asarray(p["steps"], float) for p in per])             # [launch, sm, step]
         first = t[:, :, 0]
         excess = first.max(axis=1) - first.mean(axis=1)      # the slowest SM against the mean one, per launch
         lag = first - first.mean(axis=1, keepdims=True)
@@ -198,9 +221,11 @@ def analyse_data(data: dict) -> dict:
         else:
             step_corr = float("nan")
         allsteps = t[:, :, 1:] if steps > 1 else t
-        starts = np.stack([p[2] - p[2].min() for p in per])
+        starts = np.stack([np.asarray(p["start_ns"]) - min(p["start_ns"]) for p in per])
+        warp_mean = np.array([p["warp_mean"] for p in per])
         out[name] = dict(
             sms=len(sms), slowest_excess=float(excess.mean()),
+            slowest_warp_over_mean_warp=float((first - warp_mean).mean()),
             first_step=dict(mean=float(first.mean()), median=float(np.median(first)),
                             p90=float(np.percentile(first, 90)), max_mean=float(first.max(axis=1).mean())),
             steps=dict(mean=float(allsteps.mean()), median=float(np.median(allsteps)),

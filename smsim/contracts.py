@@ -44,8 +44,9 @@ class Component(Protocol):
 
 class DramModel(Component, Protocol):
     """DRAM as this SM sees it. ``sectors`` are global sector indices (``address // sector_bytes``);
-    ``access_bytes``: what one read moves (L2 asks for whole accesses)."""
+    ``access_bytes``: what one read moves (L2 asks for whole accesses); ``bytes_read``: read so far."""
     access_bytes: int
+    bytes_read: int
 
     def read(self, sectors: np.ndarray, t: float) -> float:
         """The cycle ``sectors`` requested at ``t`` arrive at L2."""

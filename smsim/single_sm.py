@@ -199,7 +199,11 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     # the kernel lasts until the slowest of the busy SMs is done and L2 has taken its stores (this SM stands
     # for the mean one), and until L2's atomic units have performed every reduction (a backlog all SMs feed,
     # which a lagging SM does not prolong)
-    lag = 0.0 if partial else built.units[2].slowest_sm_lag(min(cfg.gpu.num_sms, launch.nblocks))
+    # every SM makes a round trip to memory (as this one does: it read DRAM, or each of its warps stored), and
+    # the slowest ends last
+    dram = built.units[2]
+    went = dram.bytes_read or (stats.warps and len(sm.storing) >= stats.warps)
+    lag = dram.slowest_sm_lag(min(cfg.gpu.num_sms, launch.nblocks)) if went and not partial else 0.0
     if not partial:
         stats.end = max(stats.end, sm.l2_done) + lag
         stats.end = max(stats.end, sm.l2_red_done)

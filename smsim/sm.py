@@ -120,6 +120,7 @@ class SM:
         self.replay = replay              # an isa.sass.Replay: warps issue SASS (smsim.sass_stream)
         self.l2_done = 0.0                # when L2 has taken every store so far (the kernel ends then)
         self.l2_red_done = 0.0            # when L2's atomic units have performed every reduction so far
+        self.storing: set = set()         # (block, warp) of the warps that stored to global memory
         self.warps_per_block = -(-launch.threads_per_block // WARP_LANES)
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
@@ -409,6 +410,7 @@ class SM:
                 self.l2_done = done
             sent = self.l1.tag_free
             if kind == "st":                      # its data crosses the stage shared memory's wavefronts take
+                self.storing.add((w.block.index, w.index))
                 sent = max(sent, self.shared.store_data(nlines, t))
             w.memory_issued(done, kind == "st", sent)
         else:

@@ -22,14 +22,16 @@ written back, or read to complete a partial write, is counted as its 32 bytes (a
 2.1M sectors four to a line and the same DRAM bytes, takes 32).
 
 The slowest SM (:meth:`Dram.slowest_sm_lag`): a kernel lasts until its slowest SM is done, and this model is
-one SM that behaves as the mean one. On an H200 the latency of an SM's DRAM round trip varies from SM to SM
-and from launch to launch (the same SM is not the slow one twice: ``benchmarks/sm_spread_hw.py``), shared by
-the SM's warps, so of ``busy`` SMs that each end on a DRAM read the last ends ``slowest_sm_cycles`` later
-than the mean one (interpolated in ``slowest_sm_busy``: 48 cycles for 4 SMs, 410 for 132). A kernel whose
-SM read DRAM ends that much later, the stores L2 takes from it with it, but not the backlog of reductions
-L2's atomic units perform for all SMs (:func:`smsim.single_sm.simulate`). Left out: the lag of an L2 round
-trip (about 70 cycles a step for 132 SMs), that of chains of dependent DRAM reads, which grows as the square
-root of their length (8 steps: 1780 cycles), and that of kernels that only write.
+one SM that behaves as the mean one. On an H200 the time of an SM's memory round trip (a DRAM read, or a
+store until L2 has it) varies from SM to SM and from launch to launch (the same SM is not the slow one
+twice: ``benchmarks/sm_spread_hw.py``), shared by the SM's warps, so of ``busy`` SMs the last ends
+``slowest_sm_cycles`` later than the mean one (interpolated in ``slowest_sm_busy``: 49 cycles for 4 SMs,
+422 for 132). A kernel whose SM read DRAM, or whose every warp stored, ends that much later (one whose
+block 0 alone writes a word, as the empty kernels, does not), the stores L2 takes from it with it, but not
+the backlog of reductions L2's atomic units perform for all SMs
+(:func:`smsim.single_sm.simulate`). Left out: the lag of an L2 round trip (about 70 cycles a step for 132 SMs) and
+that of chains of dependent DRAM reads, which grows as the square root of their length (8 steps: 1780
+cycles).
 Registered as ``dram.model = "hbm"``.
 """
 from __future__ import annotations
@@ -66,10 +68,10 @@ class Dram:
         return done + self._latency(sectors, start) + self.spec.loaded_latency_cycles * self._load(t, bus)
 
     def slowest_sm_lag(self, busy: int) -> float:
-        """How much later than this (mean) SM the slowest of ``busy`` SMs ends, when each ends on a DRAM
-        read: ``slowest_sm_cycles`` interpolated at ``busy`` (0 if this SM read nothing from DRAM)."""
+        """How much later than this (mean) SM the slowest of ``busy`` SMs ends, when each ends on a memory
+        round trip: ``slowest_sm_cycles`` interpolated at ``busy``."""
         spec = self.spec
-        if not self.bytes_read or not spec.slowest_sm_busy:
+        if not spec.slowest_sm_busy:
             return 0.0
         return float(np.interp(busy, spec.slowest_sm_busy, spec.slowest_sm_cycles, left=0.0))
 
