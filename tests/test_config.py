@@ -383,7 +383,7 @@ def test_config_is_frozen():
     ({"l1.sector_bytes": 256, "l2.sector_bytes": 256}, "l1.line_bytes must be a multiple of l1.sector_bytes"),
     ({"l2.model": "write_around"}, "l2.model = 'write_around'; choose one of write_back, write_through"),
     ({"dram.model": "gddr"}, "dram.model = 'gddr'; choose one of hbm"),
-    ({"dram.slowest_sm_busy": [1, 4]}, "dram.slowest_sm_busy = [1, 4] and dram.slowest_sm_cycles = [0, 48, 145"),
+    ({"dram.slowest_sm_busy": [1, 4]}, "dram.slowest_sm_busy = [1, 4] and dram.slowest_sm_cycles = [0, "),
     ({"dram.slowest_sm_busy": [4, 1], "dram.slowest_sm_cycles": [0, 1]}, "busy SMs >= 1 and increasing"),
     ({"dram.slowest_sm_busy": [1, 4], "dram.slowest_sm_cycles": [0, -1]}, "cycles >= 0"),
 ])
