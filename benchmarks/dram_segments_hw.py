@@ -35,6 +35,7 @@ SEGMENTS = (32, 64, 128, 256, 512, 2048)
 TILE_WORDS = 1024         # a tile: 4 KB, 1024 // seg_words segments
 ROW_PITCH = 16384
 ROUNDS = 3
+BLOCKS = 132 * 8            # 8 blocks of 256 threads on each of an H200's 132 SMs
 PASSES = 8                # the array is read this many times a launch (512 MiB does not fit in L2)
 THREADS = 256
 
@@ -82,12 +83,11 @@ def run(out_path: str) -> None:
             seg_words, pitch_words = seg // 4, pitch // 4
             rows = TILE_WORDS // seg_words
             ntiles = n // TILE_WORDS
-            blocks = 132 * 8
             args = (a, sink, seg_words.bit_length() - 1, rows.bit_length() - 1, pitch_words, ntiles, PASSES)
-            times = hw_probe.event_ns(tiles[blocks, THREADS], args, ROUNDS, before=(clear[132 * 8, 256], (other, sink)))
+            times = hw_probe.event_ns(tiles[BLOCKS, THREADS], args, ROUNDS, before=(clear[BLOCKS, 256], (other, sink)))
             ns = float(np.median(times))
             nbytes = ntiles * rows * seg * PASSES
-            rows_out.append(dict(seg=seg, pitch=pitch, rows=rows, blocks=blocks, tiles=ntiles, bytes=nbytes, ns=times,
+            rows_out.append(dict(seg=seg, pitch=pitch, rows=rows, blocks=BLOCKS, tiles=ntiles, bytes=nbytes, ns=times,
                                  ns_median=ns, gbps=nbytes / ns))
             print(f"seg {seg:4d} pitch {pitch:6d}: {ns / 1e3:8.0f} us, {nbytes / ns:7.0f} GB/s", flush=True)
     hw_probe.write(out_path, array_bytes=ARRAY_BYTES, rows=rows_out)

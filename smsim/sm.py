@@ -396,12 +396,8 @@ class SM:
         bypass = info.cache_op == "cg" or kind in ("atom", "red")
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind in ("atom", "red") else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
-        if kind in ("atom", "red"):
-            words = np.unique(a)
-            done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add),
-                       shared_ready)
-        else:
-            done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t), shared_ready)
+        words = np.unique(a) if info.float_add else None     # only a float add's words matter to L2
+        done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add), shared_ready)
         if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM
             if kind == "red":
                 if done > self.l2_red_done:

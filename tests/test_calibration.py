@@ -216,11 +216,10 @@ def test_same_address_atomics_take_the_h200s_time_by_data_type(dtype, bins):
     """benchmarks/atomics_hw.py: on one address a float add waits for the previous one (3.66 cycles per
     operation on the H200, integers 1.5-1.6); on 32 words of a line floats run as fast as integers. (float64
     on 32 words runs at half the int64 rate on the H200: not modelled, left out.)"""
-    import numpy as np_
     from benchmarks import atomics_hw as A
     _, _, red, _ = A._kernels()
     hw = next(r for r in _ATOMICS["rows"] if (r["dtype"], r["mode"], r["bins"]) == (dtype, "red", bins))
-    d = np_.dtype(dtype)
-    res = smsim.launch(red, A.BLOCKS, A.THREADS, (np_.zeros(bins, d), d.type(1), bins, A.REPS[bins]),
+    d = np.dtype(dtype)
+    res = smsim.launch(red, A.BLOCKS, A.THREADS, (np.zeros(bins, d), d.type(1), bins, A.REPS[bins]),
                        config="h200", complete=False)
     assert res.metrics["gpu__time_duration.sum"] / hw["ns_median"] == pytest.approx(1.0, abs=0.2)

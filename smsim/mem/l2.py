@@ -292,7 +292,7 @@ class L2:
             self.once += (k == 0 and n == 1) - (k == 1)
             load[u] += n
             if chain:       # a float add waits for the last one on its word: hidden behind adds to other words
-                c = max(op, chain / len(self.unit_words.get(u, ()) or (1,))) + (n - 1) * chain
+                c = max(op, chain / (len(self.unit_words.get(u, ())) or 1)) + (n - 1) * chain
             else:
                 c = n * op
             cost += c

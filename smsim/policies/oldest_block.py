@@ -73,6 +73,8 @@ class OldestBlock:
             return
         i, j = run
         g = self.cached[i:j]
-        if w in g:
+        try:
             k = g.index(w) + 1
-            self.cached[i:j] = g[k:] + g[:k]
+        except ValueError:                         # not in its block's run of this order
+            return
+        self.cached[i:j] = g[k:] + g[:k]
