@@ -8,9 +8,12 @@ simulated device memory must hold a copy of: that part grows with the problem, t
 the slowest rate (the target is 50,000 warp-instructions per second on the project's 2-core CI-class
 machine). Compiling a kernel (Python to ISA, numba's first calls) is a one-off cost per kernel and
 process, so each case is launched once untimed (one block) before it is measured; wall time is the best
-of ``--repeat`` runs, as timeit does, because a shared machine's noise only ever adds time.
+of ``--repeat`` runs, as timeit does, because a shared machine's noise only ever adds time. The preset's
+``l2.sharing = "device"`` runs every block before the last timed one on the interpreter (for what it leaves
+in L2: the completion's work, which ``complete=True`` would do anyway, done first): ``--sharing neighbours``
+measures the timing model without it.
 
-    python benchmarks/sim_speed.py [--quick] [--repeat N]
+    python benchmarks/sim_speed.py [--quick] [--repeat N] [--sharing device|neighbours|private]
 """
 from __future__ import annotations
 
@@ -31,16 +34,18 @@ def _workloads(quick: bool) -> list:
     return work
 
 
-def measure(case_id: str, size: int, repeat: int = 3, stream: str = "ptx") -> dict:
+def measure(case_id: str, size: int, repeat: int = 3, stream: str = "ptx", sharing: str | None = None) -> dict:
     """Best-of-``repeat`` wall time of one timed launch; ``stream``: what the schedulers issue (with "sass",
-    the rate counts SASS warp-instructions issued)."""
+    the rate counts SASS warp-instructions issued); ``sharing``: ``l2.sharing`` (None: the preset's)."""
     case = cases.get(case_id)
     s = case.setup(size, 0)
     kernel = case.kernel.load() if isinstance(case.kernel, cases.PtxKernel) else case.kernel
 
+    overrides = {"scheduler.stream": stream, **({"l2.sharing": sharing} if sharing else {})}
+
     def run(blocks="share"):
         return smsim.launch(kernel, s.grid, s.block, s.args, shared_bytes=s.shared_bytes, config="h100",
-                            blocks=blocks, complete=False, overrides={"scheduler.stream": stream})
+                            blocks=blocks, complete=False, overrides=overrides)
     run(blocks=1)                          # compile the kernel (not what is measured)
     walls = []
     for _ in range(repeat):
@@ -65,8 +70,10 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per case; the best is reported")
     ap.add_argument("--stream", choices=("ptx", "sass"), default="ptx",
                     help="what the schedulers issue (sass: SASS warp-instructions are counted)")
+    ap.add_argument("--sharing", choices=("device", "neighbours", "private"),
+                    help="l2.sharing (default: the preset's, device)")
     args = ap.parse_args(argv)
-    rows = [measure(c, n, max(1, args.repeat), args.stream) for c, n in _workloads(args.quick)]
+    rows = [measure(c, n, max(1, args.repeat), args.stream, args.sharing) for c, n in _workloads(args.quick)]
     print(f"{'workload':37s} {'size':>8s} {'blocks':>6s} {'warp-instr':>10s} {'wall s':>7s} {'warp-instr/s':>12s} "
           f"{'peak MB':>8s} {'data MB':>8s}")
     for r in rows:

@@ -130,8 +130,10 @@ class L2Spec:
     partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
     partial_write_cycles: float = 0.0  # a slice's unit merging a sector written in part (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
-    sharing: str = "private"          # "neighbours": lines a block's grid neighbours (other SMs) brought are in L2
+    sharing: str = "private"          # "neighbours": lines a block's grid neighbours (other SMs) brought are in L2;
+                                      # "device": lines any earlier block brought, as long as the device's L2 keeps them
     usable_bytes: int = 0             # what a stream over the whole GPU can keep in L2 (0: all of size_bytes)
+    read_lines_per_cycle: float = 0.0  # lines the device's L2 looks up for reads per cycle (0: no limit)
 
     @property
     def usable(self) -> int:
@@ -153,6 +155,7 @@ class DramSpec:
     write_turnaround: float = 0.0     # a written byte holds the bus 1 + this times as long as a read one
     slowest_sm_busy: tuple = ()       # busy SMs at which slowest_sm_cycles is given (increasing)
     slowest_sm_cycles: tuple = ()     # how much later than the mean SM the slowest of that many ends a DRAM read
+    activations_per_cycle: float = 0.0  # DRAM rows the device opens per cycle at most (0: no limit)
 
 
 @dataclass(frozen=True)
@@ -309,14 +312,15 @@ def _value(t, v, key: str, source: str):
 
 
 #: ``l2.sharing``: what this SM's share of L2 holds that other SMs brought in ("private": nothing)
-L2_SHARING = ("private", "neighbours")
+L2_SHARING = ("private", "neighbours", "device")
 #: keys that take one of a fixed set of names (the model keys take their registry's: registry.BY_KEY)
 _CHOICES = {"l1.replacement": tuple(REPLACEMENTS), "l2.replacement": tuple(REPLACEMENTS), "l2.sharing": L2_SHARING}
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "dirty_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles", "write_turnaround",
-           "block_launch_cycles", "usable_bytes", "float_atomic_cycles"}
+           "block_launch_cycles", "usable_bytes", "float_atomic_cycles", "read_lines_per_cycle",
+           "activations_per_cycle"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

@@ -24,7 +24,8 @@ them so; a new implementation registered in :mod:`smsim.registry` must accept th
 * L2: ``(spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int, busy: int)``
   (this SM's share of the capacity, its port at its share of the bandwidth, the SMs sharing its atomic
   units);
-* DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int)`` (this SM's share of the bandwidth);
+* DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: int)`` (this SM's share of the
+  bandwidth; the SMs sharing the device's row activations);
 * front end: ``(spec: LaunchSpec, busy: int, resident: int)`` (``busy``: the SMs the launch keeps busy;
   ``resident``: the blocks one SM holds at once).
 """
@@ -85,9 +86,10 @@ class L2Model(Component, Protocol):
         float add): the cycle its results are back."""
         ...
 
-    def held_by_others(self, sectors: np.ndarray, t: float) -> None:
+    def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None) -> None:
         """``sectors`` (any order) that other SMs asked for at about ``t``, bringing them into the device's L2:
-        a miss of this SM's share on one of them is an L2 hit, its data there once theirs is."""
+        a miss of this SM's share on one of them is an L2 hit, its data there once theirs is (at once where
+        the mask ``there`` is set: brought long before)."""
         ...
 
 

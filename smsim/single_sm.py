@@ -7,9 +7,9 @@ per SM and shared-memory carveout (which leaves the L1 its size) and chooses the
 ``busy = min(num_sms, grid blocks)`` SMs busy, and this SM gets ``1/busy`` of the L2 capacity, of the L2
 bandwidth (at most its own port's ``sm_port_bytes_per_cycle``) and of the HBM bandwidth. A one-block
 kernel thus has the whole L2 and all of HBM's bandwidth behind one L2 port; a full grid shares them
-evenly. What the blocks around a timed block read first is in L2 for it (``l2.sharing``,
-:meth:`smsim.sm.SM.neighbours`); other data that several SMs read is fetched by each (each SM pays its own
-misses).
+evenly. What the blocks around a timed block read first, and (``l2.sharing = "device"``) what the blocks
+before it left in the device's L2, is in L2 for it (:meth:`smsim.sm.SM.neighbours`,
+:meth:`smsim.sm.SM._device_until`); blocks that run together all kernel long fetch what they share each.
 
 :func:`build_sm` is the one place that wires components together: it builds each part with the class
 the config names for it (:mod:`smsim.registry`: ``dram.model``, ``l2.model``, ``l1.model``,
@@ -37,6 +37,7 @@ import simpy
 from isa.trace import op_infos
 
 from .config import Config
+from .mem.l2 import DeviceL2
 from .mem.queue import BandwidthQueue, LoggedQueue
 from .occupancy import Occupancy, l1_bytes, occupancy
 from .registry import DRAM_MODELS, L1_MODELS, L2_MODELS, LAUNCH_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
@@ -120,7 +121,7 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
         return BandwidthQueue(rate) if recorder is None else LoggedQueue(rate, recorder.log(level))
 
     dram = DRAM_MODELS.get(cfg.dram.model)(cfg.dram, queue("dram", share.dram_bytes_per_cycle),
-                                           cfg.l2.sector_bytes)
+                                           cfg.l2.sector_bytes, share.busy)
     l2 = L2_MODELS.get(cfg.l2.model)(cfg.l2, share.l2_bytes, queue("l2", share.l2_bytes_per_cycle), dram, cfg.seed,
                                      share.busy)
     l1 = L1_MODELS.get(cfg.l1.model)(cfg.l1, l1_bytes(cfg, the_plan.occupancy),
@@ -136,8 +137,12 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
     sm = SM(env, cfg, launch, the_plan.blocks, the_plan.occupancy.blocks_per_sm, shared, l1, stats,
             [policy(cfg.scheduler) for _ in range(cfg.sm.subpartitions)], front, recorder,
             infos, replay, nregs)
-    if cfg.l2.sharing == "neighbours":
+    if cfg.l2.sharing in ("neighbours", "device"):
         sm.share_l2 = l2.held_by_others
+    if cfg.l2.sharing == "device" and len(the_plan.blocks) < launch.nblocks:
+        sm.device = DeviceL2(cfg.l2, cfg.dram.access_bytes, share.busy * the_plan.occupancy.blocks_per_sm, cfg.seed)
+        # every resident block is handed what the device's L2 holds of its sectors: remember that many shares
+        l2.others_limit *= max(1, the_plan.occupancy.blocks_per_sm)
     return Built(sm, (l1, l2, dram, shared, front), the_plan, "ptx" if replay is None else "sass")
 
 
@@ -217,7 +222,7 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     infos = sm.infos
     m = metrics(stats, infos, built.units, cfg, occ, per_sm / len(timed))
     m["launch__waves_per_multiprocessor"] = launch.nblocks / (cfg.gpu.num_sms * occ.blocks_per_sm)   # as Nsight
-    ran = len(timed) + len(sm.ran_ahead)
+    ran = len(timed) + sm.counted_ahead       # the blocks whose issue slots are known
     m["smsim.grid.inst_executed"] = (m["smsp__inst_executed.sum"] + sm.issued_ahead) * launch.nblocks / ran
     m["smsim.stream_sass"] = 1.0 if built.stream == "sass" else 0.0
     m["smsim.dram.slowest_sm_lag_cycles"] = lag

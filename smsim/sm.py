@@ -6,9 +6,11 @@ the occupancy allows. A block runs on the functional interpreter when it is disp
 lanes), which gives each warp its instruction stream and the addresses of its memory accesses; its warps,
 placed on sub-partition ``warp slot % sm.subpartitions``, then replay those streams against the clock.
 When a block's last warp retires, the next block is dispatched in its place (the front end says when it
-starts: :meth:`smsim.front_end.FrontEnd.dispatch_at`). With ``l2.sharing = "neighbours"`` the blocks around
-a timed block in the grid, which other SMs run, are run once too (:meth:`SM.neighbours`): the sectors they
-touch before it does are in the device's L2 when it asks for them.
+starts: :meth:`smsim.front_end.FrontEnd.dispatch_at`). With ``l2.sharing`` the blocks around a timed block
+in the grid, which other SMs run, are run once too (:meth:`SM.neighbours`): the sectors they touch before it
+does are in the device's L2 when it asks for them; with ``"device"`` (every preset's) the blocks before it
+also run, sectors only, through the device's L2 (:meth:`SM._device_until`, :class:`smsim.mem.l2.DeviceL2`),
+and what they left there is too.
 
 Life of an instruction (:meth:`SM.issue`, called by a sub-partition's scheduler at cycle ``t``): the
 warp's waiting cycles are attributed (:meth:`smsim.warp.Warp.account`); then its timing effect: a
@@ -35,7 +37,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from isa.trace import SPACE_NAMES, op_infos, trace_blocks
+from isa.interp import BATCH_LANES
+from isa.trace import SPACE_NAMES, global_sectors, op_infos, trace_blocks
 
 from .config import Config
 from .contracts import FrontEndModel, L1Model, SchedulerPolicy, SharedMemoryModel
@@ -135,6 +138,13 @@ class SM:
         self.ran_ahead: set = set()
         self.near: dict = {}              # timed block -> sectors its neighbours brought, until it is dispatched
         self.issued_ahead = 0             # issue slots the neighbours' warps take (their streams, not timed)
+        self.counted_ahead = 0            # blocks run ahead whose issue slots are in issued_ahead
+        #: ``l2.sharing = "device"``: the device's L2 as the whole grid fills it (a
+        #: :class:`smsim.mem.l2.DeviceL2`); the blocks before a timed one run first (:meth:`_device_until`)
+        self.device: Any = None
+        self.frontier = 0                 # the next block the device's L2 has not seen
+        self.neighbour_sectors: dict = {}  # with ``device``: block run ahead as a neighbour -> its sectors
+        self.mine_first: dict = {}        # with ``device``: timed block -> sectors it touches before its neighbours
         self._slots: dict = {}            # a warp's executed pcs (bytes) -> its issue slots: most warps repeat
         pipes = spec.pipes
         self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
@@ -171,7 +181,7 @@ class SM:
         block = Block(self, b, self._trace(b))
         near = self.near.pop(b, None)
         if near is not None:
-            self.share_l2(near, t)
+            self.share_l2(near[0], t, near[1])
         code_at = self.front.code_ready(t)
         for wt in block.trace.warps:
             slot = self.free_slots.pop(0)
@@ -187,18 +197,62 @@ class SM:
     def _trace(self, b: int) -> Any:
         """Block ``b``'s trace; the next pending blocks are run with it (up to TRACE_LANES lanes)."""
         trace = self.traces.pop(b, None)
-        if trace is not None:
-            return trace
-        limit = max(1, TRACE_LANES // (WARP_LANES * self.warps_per_block))
-        # with it, the next pending blocks not run yet: a block runs once (a second run would see, and
-        # write, memory its first run changed)
-        ahead = islice((p for p in self.pending if p not in self.traces), limit - 1)
-        traces = trace_blocks(self.launch, [b] + list(ahead))
-        for tr in traces[1:]:
-            self.traces[tr.index] = tr
-        if self.share_l2 is not None:
-            self.neighbours(traces, limit)
-        return traces[0]
+        if trace is None:
+            limit = max(1, TRACE_LANES // (WARP_LANES * self.warps_per_block))
+            # with it, the next pending blocks not run yet: a block runs once (a second run would see, and
+            # write, memory its first run changed)
+            ahead = islice((p for p in self.pending if p not in self.traces), limit - 1)
+            traces = trace_blocks(self.launch, [b] + list(ahead))
+            trace = traces[0]
+            for tr in traces[1:]:
+                self.traces[tr.index] = tr
+            if self.share_l2 is not None:
+                self.neighbours(traces, limit)
+        if self.device is not None:
+            self._device_until(b, trace)
+        return trace
+
+    def _device_until(self, b: int, trace: Any) -> None:
+        """``l2.sharing = "device"``: the blocks between the last one the device's L2 saw and ``b`` (none of
+        them timed: a timed block is dispatched in order) that have not run yet run on the functional
+        interpreter, in batches, keeping only the global sectors they touch (:func:`isa.trace.global_sectors`),
+        in place of their run in the launch's completion (:attr:`ran_ahead`); their sectors (those of grid
+        neighbours :meth:`neighbours` ran already, as it kept them), then the timed block's (``trace``), go
+        through the device's L2 in block order. What it holds of the timed block's when that starts, with
+        what its later grid neighbours touch first (:meth:`neighbours`: blocks that run at the same time and
+        start after it), goes to ``share_l2`` at its dispatch (:attr:`near`). Of what a block of its own
+        wave brought, a sector the timed block touches before its grid neighbours (by the step of the warp's
+        stream, as :meth:`neighbours` compares them) is its own: a stencil's block fetches its tile though
+        the block before it, running at the same time, reads the tile's first column as its halo later."""
+        sb = self.spec.l2.sector_bytes
+        per_batch = max(1, BATCH_LANES // (WARP_LANES * self.warps_per_block))
+        kept, n = self.neighbour_sectors, self.frontier
+        while n < b:
+            if n in kept:
+                self.device.touch(n, kept.pop(n))
+                n += 1
+                continue
+            m = n + 1
+            while m < b and m - n < per_batch and m not in kept:
+                m += 1
+            run = list(range(n, m))
+            for k, sectors in zip(run, global_sectors(self.launch, run, sb)):
+                self.device.touch(k, sectors)
+            self.ran_ahead.update(run)
+            n = m
+        own = _first_touch(trace, sb, 1)[0]
+        held, there = self.device.touch(b, own, mine=True)
+        first = self.mine_first.pop(b, None)
+        if first is not None and len(held):     # brought by a block that runs with it, but it gets there first
+            drop = ~there & np.isin(held, first, assume_unique=True)
+            held, there = held[~drop], there[~drop]
+        near = self.near.pop(b, None)
+        if near is not None:                    # what later neighbours touch first, of its own sectors
+            extra = np.setdiff1d(np.intersect1d(near[0], own, assume_unique=True), held, assume_unique=True)
+            held, there = np.concatenate([held, extra]), np.concatenate([there, np.zeros(len(extra), bool)])
+        if len(held):
+            self.near[b] = (held, there)
+        self.frontier = max(self.frontier, b + 1)
 
     def neighbours(self, traces: list, limit: int) -> None:
         """For each timed block of ``traces`` (:class:`isa.trace.BlockTrace`), run its grid neighbours that
@@ -228,7 +282,10 @@ class SM:
         for i in range(0, len(order), limit):
             for tr in trace_blocks(self.launch, order[i:i + limit]):
                 first[tr.index] = _first_touch(tr, sb, per)
+                if self.device is not None:          # for the device's L2, when it gets there
+                    self.neighbour_sectors[tr.index] = first[tr.index][0] if per == 1 else _first_touch(tr, sb, 1)[0]
                 self.issued_ahead += self._issue_slots(tr)
+                self.counted_ahead += 1
         for b, ns in todo.items():
             theirs = np.unique(np.concatenate([first[n][0] for n in ns]))
             if not len(theirs):
@@ -246,10 +303,12 @@ class SM:
             at = np.searchsorted(theirs, sec).clip(0, len(theirs) - 1)
             both = theirs[at] == sec
             mine_first = both & ((own < step[at]) | ((own == step[at]) & ~lower[at]))
+            if self.device is not None:              # the device's L2 defers to the steps for these
+                self.mine_first[b] = sec[mine_first]
             keep = np.ones(len(theirs), bool)
             keep[at[mine_first]] = False
             if keep.any():
-                self.near[b] = theirs[keep]
+                self.near[b] = (theirs[keep], None)
 
     def _issue_slots(self, trace: Any) -> int:
         """The issue slots (``smsp__inst_executed``) the warps of the block ``trace`` take: the SASS streams

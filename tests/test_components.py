@@ -87,6 +87,23 @@ def test_dram_lone_sectors_hold_the_bus_for_a_whole_access_but_count_their_own_b
     assert d.bytes_read == 32
 
 
+def test_dram_rows_the_device_opens_are_limited_by_its_activation_rate():
+    # tiny: rows of 1024 B (32 sectors), open 50 cycles; 32 B/cycle. Activations: 0.5 a cycle over 2 busy SMs
+    d = Dram(dataclasses.replace(TINY.dram, loaded_latency_cycles=0, activations_per_cycle=0.5),
+             BandwidthQueue(32.0), 32, busy=2)
+    assert d.acts.rate == pytest.approx(0.25)
+    # four sectors in four closed rows: the bus moves them in 4 cycles, the rows open one every 4: 16, + 50
+    assert d.read(_sectors(0, 32, 64, 96), 0.0) == pytest.approx(16 + 50)
+    assert d.row_misses == 1                      # one access (its latency a miss's), four rows opened
+    # the same rows again, still open: nothing to open, only the bus (behind the first: 4 + 4), a row hit
+    assert d.read(_sectors(1, 33, 65, 97), 4.0) == pytest.approx(8 + 20)
+    # four sectors of one row: one activation (after the queue's 16: 20), the bus is free long before
+    assert d.read(_sectors(300, 301, 302, 303), 10.0) == pytest.approx(20 + 50)
+    d.write(_sectors(2000), 100.0)                # a write opens its row too, holding nobody up
+    assert d.acts.free == pytest.approx(104.0)
+    assert _dram().acts is None                   # tiny: no limit
+
+
 def test_dram_read_is_queue_done_plus_row_hit_or_miss_latency():
     # tiny: latency 50 (row miss), row hit 20, rows of 1024 B = 32 sectors, open for 50 cycles; 32 B/cycle
     d = _dram()
@@ -184,6 +201,48 @@ def test_l2_write_allocates_and_writes_dram_and_atomics_are_counted():
     assert cold.metrics(200.0)["lts__t_sector_op_read_hit_rate.pct"] == pytest.approx(100.0 * 2 / 6)
     assert _l2(5000).size_bytes == 4096                  # rounded down to whole sets (128 B x 8 ways)
     assert _l2(100).size_bytes == 1024                   # at least one set
+
+
+def test_l2_read_lookups_limit_requests_of_one_sector_per_line():
+    spec = dataclasses.replace(TINY.l2, read_lines_per_cycle=2.0)
+    l2 = L2(spec, 1 << 16, BandwidthQueue(1024.0), _dram(), seed=0, busy=4)   # this SM's half a line a cycle
+    lines = np.arange(0, 64, 4, dtype=np.int64)           # 16 sectors in 16 lines: 32 cycles of lookups
+    l2.cache.fill(lines, 0.0)
+    assert l2.read(lines, 0.0).tolist() == [32.0 + 20] * 16
+    whole = np.arange(1000, 1016, dtype=np.int64)          # 16 sectors in 4 lines, held: 8 more cycles
+    l2.cache.fill(whole, 0.0)
+    assert l2.read(whole, 0.0).tolist() == [40.0 + 20] * 16
+    assert l2.lookups.bytes == 20                          # lines looked up
+    free = _l2()                                            # tiny: no limit, only the port (16 x 32 B / 64)
+    free.cache.fill(lines, 0.0)
+    assert free.read(lines, 0.0).tolist() == [8.0 + 20] * 16 and free.lookups is None
+
+
+def test_the_device_l2_holds_what_earlier_blocks_brought_and_tells_waves_apart():
+    from smsim.mem.l2 import DeviceL2
+    dev = DeviceL2(dataclasses.replace(TINY.l2, usable_bytes=4096), access_bytes=64, concurrent=3)
+    held, there = dev.touch(0, _sectors(0, 5))
+    assert len(held) == 0                                   # the first block brings its own
+    # block 2 runs with block 0 (3 at once): what 0 brought is on its way, not there; sector 4 came with 5
+    # (one 64-byte DRAM access), sector 1 with 0
+    held, there = dev.touch(2, _sectors(1, 4, 9), mine=True)
+    assert held.tolist() == [1, 4] and there.tolist() == [False, False]
+    held, there = dev.touch(3, _sectors(0, 9))             # 0 is a wave earlier: there; 9 is this SM's
+    assert held.tolist() == [0] and there.tolist() == [True]
+    # this SM's block 2 brought 8 and 9: its own share of L2 accounts for them, though block 3 touched 9 since
+    held, _ = dev.touch(6, _sectors(8, 9), mine=True)
+    assert held.tolist() == []
+    for b in range(7, 40):                                  # 33 blocks of 4 new lines: 4096 B hold 32 lines
+        dev.touch(b, np.arange(b * 64, b * 64 + 16, dtype=np.int64))
+    assert len(dev.touch(40, _sectors(0, 1))[0]) == 0     # long evicted
+
+
+def test_l2_others_brought_long_before_are_hits_at_once():
+    l2 = _l2()
+    l2.held_by_others(_sectors(8, 9, 12), 90.0, np.array([True, True, False]))
+    assert l2.read(_sectors(8, 9), 100.0).tolist() == [121.0, 121.0]      # no wait for another SM's fill
+    assert l2.read(_sectors(12), 100.0).tolist() == [140.0]               # asked at 90: 90 + 50
+    assert l2.dram.bytes_read == 0
 
 
 def test_l2_serves_sectors_other_sms_brought_as_hits_that_wait_for_their_fill():
@@ -780,6 +839,57 @@ def test_a_2d_blocks_neighbours_are_the_eight_around_it():
     sm.neighbours(trace[1:], 8)            # (0, 1): (0..1, 0), (1, 1), (0..1, 2); (0, 2): (0..1, 1), (1, 2)
     assert sorted(sm.ran_ahead) == [1, 5, 9]                 # each once; the timed 0, 4, 8 never
     assert not sm.near                     # an empty kernel touches no sector
+
+
+def test_global_sectors_are_what_a_trace_touches():
+    from isa.trace import global_sectors
+    from smsim.launch import _compiled
+    from smsim.sm import _first_touch
+    for cid in ("stencil.sobel_naive", "transpose.naive", "everyday.gather_mod", "coalescing.copy_offset1"):
+        case = cases.get(cid)
+        runs = []
+        for _ in range(2):                  # two launches on fresh arguments: each block runs once in each
+            s = case.setup("test", 0)
+            kernel, flatten = _compiled(case.load_kernel(), s.args)
+            runs.append(isa.interp.Launch(kernel, s.grid, s.block, flatten(tuple(s.args)), s.shared_bytes))
+        blocks = [0, 1, 2, 5]
+        want = [_first_touch(t, 32, 1)[0] for t in isa.trace.trace_blocks(runs[0], blocks)]
+        got = global_sectors(runs[1], blocks, 32)
+        assert [g.tolist() for g in got] == [w.tolist() for w in want], cid
+
+
+def test_device_sharing_serves_a_table_every_block_reads_from_the_blocks_before():
+    @cuda.jit
+    def lookup(table, out):
+        out[cuda.grid(1)] = table[cuda.blockIdx.x % 10 * 64 + cuda.threadIdx.x] + np.float32(1)
+
+    table = np.arange(640, dtype=np.float32)
+    want = table[np.arange(64)[:, None] % 10 * 64 + np.arange(64)].ravel() + 1
+    res = {}
+    for sharing in ("neighbours", "device"):
+        out = np.zeros(64 * 64, np.float32)
+        res[sharing] = smsim.launch(lookup, 64, 64, (table, out), config="tiny", overrides={"l2.sharing": sharing})
+        assert np.array_equal(out, want)                            # every block ran, once
+    # tiny's 4 SMs: this one times blocks 0, 4, 8, ...; block 12 reads the chunk block 2 read, 16 block 6's
+    # (not their grid neighbours): the device's L2 holds them, and this SM reads them from DRAM only without it
+    dev, near = res["device"].metrics, res["neighbours"].metrics
+    assert dev["smsim.l2.sectors_from_other_sms"] == near["smsim.l2.sectors_from_other_sms"] + 16
+    assert dev["dram__bytes_read.sum"] == near["dram__bytes_read.sum"] - 16 * 32
+
+
+def test_device_sharing_runs_an_in_place_kernel_once_per_block():
+    @cuda.jit
+    def bump(a):
+        x, y = cuda.grid(2)
+        a[y, x] += np.float32(1)
+
+    a = np.zeros((24, 32), np.float32)
+    smsim.launch(bump, (4, 3), (8, 8), (a,), config="tiny", overrides={"l2.sharing": "device"})
+    assert np.array_equal(a, np.ones_like(a))
+    b = np.zeros((24, 32), np.float32)
+    smsim.launch(bump, (4, 3), (8, 8), (b,), config="tiny", overrides={"l2.sharing": "device"}, complete=False)
+    ran = b[::8, ::8].ravel() == 1     # the blocks before the last timed one (8) ran, and its neighbour 9
+    assert ran[:10].all() and not ran[10:].any()
 
 
 # --------------------------------------------------------------------------------- a policy from outside

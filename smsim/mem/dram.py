@@ -4,7 +4,10 @@ Life of a request: L2 misses arrive at cycle ``t`` as a set of 32-byte sectors. 
 share of the device bandwidth (:class:`~smsim.mem.queue.BandwidthQueue`: ``bandwidth_gbps`` divided among
 the SMs the launch keeps busy, see :mod:`smsim.single_sm`); once their turn comes they take the row-miss latency,
 or the shorter row-hit latency when every DRAM row they touch was accessed within ``row_open_cycles``
-(an open page). As the bandwidth share gets busy, latency grows (HBM's *loaded latency*: bank and
+(an open page). The rows it finds closed are opened one at a time at this SM's share of the device's
+activation rate (``activations_per_cycle``, measured with reads of a row each: 2.66 TB/s of 64-byte accesses
+where whole lines stream at 4.33), beside the bus: accesses in rows of their own are bound by it, streams
+never. As the bandwidth share gets busy, latency grows (HBM's *loaded latency*: bank and
 refresh conflicts, read/write turnarounds): a read takes ``loaded_latency_cycles x u`` more, ``u`` the
 recent utilization of the share (the transfer time it was asked for, decaying with time constant
 ``utilization_window_cycles``; at most 1). Without it a deterministic queue serves every byte at the
@@ -51,10 +54,13 @@ class Dram:
     """This SM's share of HBM (``spec``: :class:`smsim.config.DramSpec`; ``queue``: its share of the
     bandwidth; ``sector_bytes``: the size of the sectors L2 asks for)."""
 
-    def __init__(self, spec: DramSpec, queue: BandwidthQueue, sector_bytes: int):
+    def __init__(self, spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: int = 1):
         self.spec, self.sector_bytes = spec, sector_bytes
         self.access_bytes = spec.access_bytes
         self.queue = queue
+        #: the device's row activations, shared by the ``busy`` SMs alike (None: not limited)
+        self.acts = BandwidthQueue(spec.activations_per_cycle / busy) if spec.activations_per_cycle else None
+        self.opened = 0                  # rows the last access found closed (:meth:`_latency`)
         self.open_rows: dict = {}        # row -> cycle of its last access
         self.bytes_read = self.bytes_write = 0
         self.row_hits = self.row_misses = 0
@@ -65,7 +71,8 @@ class Dram:
         self.bytes_read += len(sectors) * self.sector_bytes
         bus = self._bus_bytes(sectors)
         start, done = self.queue.transfer(t, bus)
-        return done + self._latency(sectors, start) + self.spec.loaded_latency_cycles * self._load(t, bus)
+        latency = self._latency(sectors, start)
+        return self._activate(t, done) + latency + self.spec.loaded_latency_cycles * self._load(t, bus)
 
     def slowest_sm_lag(self, busy: int) -> float:
         """How much later than this (mean) SM the slowest of ``busy`` SMs ends, when each ends on a memory
@@ -88,7 +95,16 @@ class Dram:
         bus = self._bus_bytes(sectors) * (1.0 + self.spec.write_turnaround)
         start, _ = self.queue.transfer(t, bus)
         self._latency(sectors, start)
+        self._activate(t, start)
         self._load(t, bus)
+
+    def _activate(self, t: float, done: float) -> float:
+        """The rows the last access opened (:attr:`opened`) take their turn among the device's activations
+        from ``t``: when its data can have moved (``done``, or later if activations are the bottleneck)."""
+        if self.acts is None or not self.opened:
+            return done
+        _, act = self.acts.transfer(t, self.opened)
+        return act if act > done else done
 
     def _bus_bytes(self, sectors: np.ndarray) -> int:
         """The bytes ``sectors`` hold HBM's bus for: every ``access_bytes`` access they touch, whole."""
@@ -124,15 +140,17 @@ class Dram:
         spec = self.spec
         per_row = spec.row_bytes // self.sector_bytes
         rows = np.unique(sectors // per_row) if len(sectors) > 1 else sectors // per_row
-        hit = True
+        opened = 0
         window = spec.row_open_cycles
         open_rows = self.open_rows
         for row in rows.tolist():
             last = open_rows.get(row)
             if last is None or start - last > window:
-                hit = False
+                opened += 1
             if last is None or start > last:
                 open_rows[row] = start
+        hit = not opened
+        self.opened = opened
         if len(open_rows) > 4096:
             self.open_rows = {r: c for r, c in open_rows.items() if start - c <= window}
         if count:

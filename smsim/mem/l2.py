@@ -3,8 +3,10 @@ the L2 bandwidth, in front of :class:`~smsim.mem.dram.Dram`.
 
 Life of a request: L1 sends the sectors it missed (or a store's sectors, or an atomic's) at cycle ``t``.
 They cross this SM's port to L2 (:class:`~smsim.mem.queue.BandwidthQueue` at the SM's share of L2
-bandwidth, at most ``sm_port_bytes_per_cycle``), are looked up in the sectored cache (``lts__t_sectors_*``
-counters): hits return after ``hit_latency_cycles``; a sector another request already missed on returns
+bandwidth, at most ``sm_port_bytes_per_cycle``); a read's distinct lines take their turn at this SM's share of
+the device's read lookups (``read_lines_per_cycle``: requests of one sector per line are bound by it, whole
+lines by the bandwidth); they are looked up in the sectored cache (``lts__t_sectors_*`` counters): hits
+return after ``hit_latency_cycles``; a sector another request already missed on returns
 with that fill; misses go to DRAM, whole DRAM accesses at a time (``dram.access_bytes``: the neighbouring
 sectors come along and are filled too), and are filled with their arrival cycle. Stores are
 write-allocate (a written sector is valid in L2) and are written on to DRAM at once (``dram__bytes_write``),
@@ -27,8 +29,10 @@ sector two blocks of a misaligned copy share). :meth:`smsim.sm.SM.neighbours` ru
 sectors over when the block starts (:meth:`held_by_others`); a miss of this SM's share on one is an L2 hit
 (``lts__t_sectors_srcunit_tex_op_read_lookup_hit``, ``smsim.l2.sectors_from_other_sms``) with no DRAM traffic
 of this SM's, its data there when the other SM's read is back (:meth:`smsim.mem.dram.Dram.fetched_by_others`).
-Data that all blocks read (a histogram's bins, a gathered table) is fetched again by every SM, but for what
-its blocks' neighbours touched.
+With ``l2.sharing = "device"`` the rest of the grid too: :class:`DeviceL2` runs every block's sectors, in
+block order, through one cache of the device's usable capacity, and what it holds of a timed block's sectors
+when the block starts is handed over the same way (a gathered table, a histogram's bins, a matrix
+multiply's tiles that other blocks read before).
 
 Atomics (and reductions) are performed at L2, by the atomic unit of the slice that holds the sector
 (``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's
@@ -57,7 +61,7 @@ import numpy as np
 
 from ..config import L2Spec
 from ..contracts import DramModel, level_metrics
-from ..fast import cache
+from ..fast import cache, coalesce
 from ..fast.cache import SectorCache
 from ..registry import L2_MODELS
 from .queue import BandwidthQueue
@@ -86,6 +90,8 @@ class L2:
         self.cache = SectorCache(self.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc,
                                  spec.replacement, seed)
         self.port = port
+        #: the device's read lookups, one per line a request touches, shared by the ``busy`` SMs alike
+        self.lookups = BandwidthQueue(spec.read_lines_per_cycle / busy) if spec.read_lines_per_cycle else None
         self.sectors_read = self.sectors_read_hit = self.sectors_write = self.sectors_atomic = 0
         self.atomic_ops = self.red_ops = 0  # operations of atomics (per sector, in turn), of those reductions
         self.partial_writes = 0           # sectors a store writes in part
@@ -95,7 +101,8 @@ class L2:
         sb = spec.sector_bytes
         self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
         self.others: dict = {}            # sectors other SMs brought into L2 (held_by_others), oldest first
-        self.others_limit = self.size_bytes // sb
+        self.others_limit = self.size_bytes // sb   # how many are remembered (the builder allows one share for
+                                                    # each resident block when l2.sharing = "device" decides)
         self.sectors_from_others = 0      # read misses of this share served by them
         self.partial_limit = max(1, spec.partial_bytes * self.size_bytes // spec.usable // sb) \
             if spec.partial_bytes else 1 << 62
@@ -109,6 +116,10 @@ class L2:
         atomic's."""
         spec = self.spec
         _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
+        if count and self.lookups is not None:
+            _, looked = self.lookups.transfer(t, coalesce.lines_of(sectors, self.cache.sectors_per_line))
+            if looked > done:
+                done = looked
         status, ready = self.cache.lookup(sectors, done)
         hits, _, misses, _ = cache.tally(status, ready)
         if count:
@@ -124,14 +135,20 @@ class L2:
                 arrive = max(arrive, self._fetch(miss, back))
         return cache.arrivals(status, ready, back, arrive)
 
-    def held_by_others(self, sectors: np.ndarray, t: float) -> None:
+    def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None) -> None:
         """``sectors`` that other SMs' blocks, started at about ``t``, read (the grid neighbours of a block of
-        this SM's: :meth:`smsim.sm.SM.neighbours`). A miss of this SM's share on one of them is a hit of the
-        device's L2. They are remembered for as long as this SM's share would keep them: the oldest are
+        this SM's: :meth:`smsim.sm.SM.neighbours`; or, ``l2.sharing = "device"``, any block before it:
+        :class:`DeviceL2`). A miss of this SM's share on one of them is a hit of the device's L2; where
+        ``there`` (a mask) is set, the sector was brought by a block of an earlier wave and its data is there
+        already. They are remembered for as long as this SM's share would keep them: the oldest are
         forgotten first."""
         others = self.others
-        for s in sectors.tolist():
-            others[s] = t
+        if there is None:
+            for s in sectors.tolist():
+                others[s] = t
+        else:
+            for s, old in zip(sectors.tolist(), there.tolist()):
+                others[s] = -np.inf if old else t
         over = len(others) - self.others_limit
         if over > 0:
             for s in list(islice(others, over)):
@@ -151,7 +168,7 @@ class L2:
         if count:
             self.sectors_read_hit += len(got)
         self.sectors_from_others += len(got)
-        arrive = max(back, self.dram.fetched_by_others(got, asked))
+        arrive = back if asked == -np.inf else max(back, self.dram.fetched_by_others(got, asked))
         self._fill(got, arrive, t)
         return miss[~there], arrive
 
@@ -334,3 +351,41 @@ class L2:
                 "lts__t_sector_op_read_hit_rate.pct": 100.0 * (hit / read if read else 0.0),
                 "smsim.l2.size_bytes_seen": self.size_bytes,
                 **level_metrics("l2", (read + self.sectors_write) * self.spec.sector_bytes, self.port.rate)}
+
+
+class DeviceL2:
+    """The device's one L2 as the whole grid fills it (``l2.sharing = "device"``), for what other SMs' blocks
+    leave there for this SM's: every block's global sectors (:func:`isa.trace.global_sectors`) go through a
+    sectored cache of ``usable_bytes`` (what a stream over the whole GPU keeps in L2, measured) in block
+    order, the order the device dispatches them; a miss brings its whole DRAM access (``access_bytes``), as
+    this SM's own misses do. :meth:`touch` says, of a block of this SM's, which of its sectors other blocks
+    left in the device's L2 by the time it starts, and which of those a block of an earlier wave brought
+    (more than ``concurrent`` blocks before it: the blocks resident on the device at once), whose data is
+    there rather than on its way. A sector's fill time is the index of the block that brought it, negative
+    (``-1 - block``) for this SM's own blocks, which its own share of L2 accounts for; a lookup at ``block -
+    concurrent`` tells a hit from a pending one. What is handed to this SM's share is consistent with the
+    order its own blocks run in: a sector one of them brought first is never another's."""
+
+    def __init__(self, spec: L2Spec, access_bytes: int, concurrent: int, seed: int = 0):
+        unit = spec.line_bytes * spec.assoc
+        self.cache = SectorCache(max(unit, spec.usable // unit * unit), spec.line_bytes, spec.sector_bytes,
+                                 spec.assoc, spec.replacement, seed)
+        self.per = max(1, access_bytes // spec.sector_bytes)
+        self.concurrent = max(1, concurrent)
+
+    def touch(self, block: int, sectors: np.ndarray, mine: bool = False) -> tuple:
+        """Block ``block`` touches ``sectors`` (sorted, distinct; ``mine``: a block of this SM's): ``(those
+        other SMs' blocks left in the device's L2 when it started, a mask of those an earlier wave brought)``;
+        it then holds them all. A sector this SM's blocks brought stays theirs while the device's L2 holds it
+        (other SMs' blocks touching it since change nothing: this SM's share, which ages as the whole L2 does,
+        keeps it about as long)."""
+        now = float(block - self.concurrent)
+        status, ready = self.cache.lookup(sectors, now)
+        miss = status == cache.MISS
+        if miss.any():
+            missed = sectors[miss]
+            per = self.per
+            fetch = (np.unique(missed // per * per)[:, None] + np.arange(per)).ravel() if per > 1 else missed
+            self.cache.fill(fetch[~self.cache.contains(fetch)], float(-1 - block if mine else block))
+        theirs = ~miss & (ready >= 0)
+        return sectors[theirs], ready[theirs] <= now
