@@ -817,14 +817,15 @@ def test_what_a_blocks_grid_neighbours_on_other_sms_read_first_is_in_l2():
     assert private.metrics["dram__bytes_read.sum"] - shared.metrics["dram__bytes_read.sum"] == 7 * 32
 
 
-def test_blocks_run_for_their_neighbours_run_once():
-    @cuda.jit
-    def bump(a):
-        x, y = cuda.grid(2)
-        a[y, x] += np.float32(1)
+@cuda.jit
+def _bump(a):
+    x, y = cuda.grid(2)
+    a[y, x] += np.float32(1)
 
+
+def test_blocks_run_for_their_neighbours_run_once():
     a = np.zeros((24, 32), np.float32)
-    res = smsim.launch(bump, (4, 3), (8, 8), (a,), config="tiny")
+    res = smsim.launch(_bump, (4, 3), (8, 8), (a,), config="tiny", overrides={"l2.sharing": "neighbours"})
     assert res.metrics["smsim.l2.sectors_from_other_sms"] == 0     # no sector of its own was touched first
     assert np.array_equal(a, np.ones_like(a))                      # every block ran once
 
@@ -878,16 +879,11 @@ def test_device_sharing_serves_a_table_every_block_reads_from_the_blocks_before(
 
 
 def test_device_sharing_runs_an_in_place_kernel_once_per_block():
-    @cuda.jit
-    def bump(a):
-        x, y = cuda.grid(2)
-        a[y, x] += np.float32(1)
-
     a = np.zeros((24, 32), np.float32)
-    smsim.launch(bump, (4, 3), (8, 8), (a,), config="tiny", overrides={"l2.sharing": "device"})
+    smsim.launch(_bump, (4, 3), (8, 8), (a,), config="tiny", overrides={"l2.sharing": "device"})
     assert np.array_equal(a, np.ones_like(a))
     b = np.zeros((24, 32), np.float32)
-    smsim.launch(bump, (4, 3), (8, 8), (b,), config="tiny", overrides={"l2.sharing": "device"}, complete=False)
+    smsim.launch(_bump, (4, 3), (8, 8), (b,), config="tiny", overrides={"l2.sharing": "device"}, complete=False)
     ran = b[::8, ::8].ravel() == 1     # the blocks before the last timed one (8) ran, and its neighbour 9
     assert ran[:10].all() and not ran[10:].any()
 
