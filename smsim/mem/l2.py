@@ -67,6 +67,11 @@ from ..registry import L2_MODELS
 from .queue import BandwidthQueue
 
 
+def access_sectors(sectors: np.ndarray, per: int) -> np.ndarray:
+    """Every sector of the DRAM accesses of ``per`` sectors that hold ``sectors``."""
+    return (np.unique(sectors // per * per)[:, None] + np.arange(per)).ravel() if per > 1 else sectors
+
+
 #: distinct words a slice's float adds interleave from which a float add never waits for the previous one on
 #: its word (``float_atomic_cycles / HOT_WORDS`` is then below ``atomic_op_cycles``)
 HOT_WORDS = 4
@@ -140,8 +145,8 @@ class L2:
         this SM's: :meth:`smsim.sm.SM.neighbours`; or, ``l2.sharing = "device"``, any block before it:
         :class:`DeviceL2`). A miss of this SM's share on one of them is a hit of the device's L2; where
         ``there`` (a mask) is set, the sector was brought by a block of an earlier wave and its data is there
-        already. They are remembered for as long as this SM's share would keep them: the oldest are
-        forgotten first."""
+        already. They are remembered up to ``others_limit`` (as many as this SM's share holds; with
+        ``"device"``, that for each resident block): the oldest are forgotten first."""
         others = self.others
         if there is None:
             for s in sectors.tolist():
@@ -183,8 +188,7 @@ class L2:
 
     def _access_blocks(self, sectors: np.ndarray) -> np.ndarray:
         """Every sector of the DRAM accesses that hold ``sectors``."""
-        per = max(1, self.dram.access_bytes // self.spec.sector_bytes)
-        return (np.unique(sectors // per * per)[:, None] + np.arange(per)).ravel() if per > 1 else sectors
+        return access_sectors(sectors, max(1, self.dram.access_bytes // self.spec.sector_bytes))
 
     def _fill(self, sectors: np.ndarray, ready: float, now: float) -> None:
         """Allocate ``sectors``, their data there at ``ready``, deciding at ``now``; what this evicts leaves
@@ -383,9 +387,7 @@ class DeviceL2:
         status, ready = self.cache.lookup(sectors, now)
         miss = status == cache.MISS
         if miss.any():
-            missed = sectors[miss]
-            per = self.per
-            fetch = (np.unique(missed // per * per)[:, None] + np.arange(per)).ravel() if per > 1 else missed
+            fetch = access_sectors(sectors[miss], self.per)
             self.cache.fill(fetch[~self.cache.contains(fetch)], float(-1 - block if mine else block))
         theirs = ~miss & (ready >= 0)
         return sectors[theirs], ready[theirs] <= now
