@@ -178,7 +178,12 @@ class _Drop:
     __slots__ = ()
 
     def append(self, _item: Any) -> None:
-        pass
+        """Keep nothing."""
+
+
+def _runs_first(keys: np.ndarray) -> np.ndarray:
+    """The first of each run of equal neighbours in ``keys`` (of sorted keys, each distinct one once)."""
+    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) > 1 else keys
 
 
 class _SectorSink:
@@ -196,9 +201,7 @@ class _SectorSink:
             return
         key = (lanes.astype(np.int64) // self.lpb << _SLOT_SHIFT) \
             | (addr // np.uint64(self.sector_bytes)).astype(np.int64)
-        if len(key) > 1:                 # neighbouring lanes mostly share a sector: keep each run's first
-            key = key[np.r_[True, key[1:] != key[:-1]]]
-        self.keys.append(key)
+        self.keys.append(_runs_first(key))      # neighbouring lanes mostly share a sector
         self.n += len(key)
         if self.n > _SECTOR_FOLD:
             self.keys = [self.distinct()]
@@ -208,8 +211,7 @@ class _SectorSink:
         """The keys gathered so far, sorted, each once."""
         if not self.keys:
             return np.zeros(0, np.int64)
-        keys = np.sort(np.concatenate(self.keys))
-        return keys[np.r_[True, keys[1:] != keys[:-1]]]
+        return _runs_first(np.sort(np.concatenate(self.keys)))
 
 
 def global_sectors(launch: Any, blocks: list, sector_bytes: int) -> list:

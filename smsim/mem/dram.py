@@ -60,7 +60,6 @@ class Dram:
         self.queue = queue
         #: the device's row activations, shared by the ``busy`` SMs alike (None: not limited)
         self.acts = BandwidthQueue(spec.activations_per_cycle / busy) if spec.activations_per_cycle else None
-        self.opened = 0                  # rows the last access found closed (:meth:`_latency`)
         self.open_rows: dict = {}        # row -> cycle of its last access
         self.bytes_read = self.bytes_write = 0
         self.row_hits = self.row_misses = 0
@@ -71,8 +70,8 @@ class Dram:
         self.bytes_read += len(sectors) * self.sector_bytes
         bus = self._bus_bytes(sectors)
         start, done = self.queue.transfer(t, bus)
-        latency = self._latency(sectors, start)
-        return self._activate(t, done) + latency + self.spec.loaded_latency_cycles * self._load(t, bus)
+        latency, opened = self._latency(sectors, start)
+        return self._activate(t, done, opened) + latency + self.spec.loaded_latency_cycles * self._load(t, bus)
 
     def slowest_sm_lag(self, busy: int) -> float:
         """How much later than this (mean) SM the slowest of ``busy`` SMs ends, when each ends on a memory
@@ -86,7 +85,7 @@ class Dram:
         """Cycle at which ``sectors``, which another SM asked for at ``t``, arrive: the latency of a read (its
         rows open or not, as this SM's accesses left them; it leaves them open), loaded as this SM's share is
         now, with no bytes, bandwidth or row counts of this SM's."""
-        latency = self._latency(sectors, t, count=False)
+        latency, _ = self._latency(sectors, t, count=False)
         return t + latency + self.spec.loaded_latency_cycles * min(self._decayed(t), 1.0)
 
     def write(self, sectors: np.ndarray, t: float) -> None:
@@ -94,16 +93,15 @@ class Dram:
         self.bytes_write += len(sectors) * self.sector_bytes
         bus = self._bus_bytes(sectors) * (1.0 + self.spec.write_turnaround)
         start, _ = self.queue.transfer(t, bus)
-        self._latency(sectors, start)
-        self._activate(t, start)
+        self._activate(t, start, self._latency(sectors, start)[1])
         self._load(t, bus)
 
-    def _activate(self, t: float, done: float) -> float:
-        """The rows the last access opened (:attr:`opened`) take their turn among the device's activations
-        from ``t``: when its data can have moved (``done``, or later if activations are the bottleneck)."""
-        if self.acts is None or not self.opened:
+    def _activate(self, t: float, done: float, opened: int) -> float:
+        """The ``opened`` rows an access found closed take their turn among the device's activations from
+        ``t``: when its data can have moved (``done``, or later if activations are the bottleneck)."""
+        if self.acts is None or not opened:
             return done
-        _, act = self.acts.transfer(t, self.opened)
+        _, act = self.acts.transfer(t, opened)
         return act if act > done else done
 
     def _bus_bytes(self, sectors: np.ndarray) -> int:
@@ -134,9 +132,10 @@ class Dram:
             self.seen = t
         return self.utilization
 
-    def _latency(self, sectors: np.ndarray, start: float, count: bool = True) -> float:
-        """A row hit's or a row miss's latency for an access to ``sectors`` starting at ``start``; the rows it
-        touches are open from then on (``count``: tally it in ``row_hits``/``row_misses``)."""
+    def _latency(self, sectors: np.ndarray, start: float, count: bool = True) -> tuple:
+        """``(a row hit's or a row miss's latency, the rows it found closed)`` for an access to ``sectors``
+        starting at ``start``; the rows it touches are open from then on (``count``: tally it in
+        ``row_hits``/``row_misses``)."""
         spec = self.spec
         per_row = spec.row_bytes // self.sector_bytes
         rows = np.unique(sectors // per_row) if len(sectors) > 1 else sectors // per_row
@@ -150,7 +149,6 @@ class Dram:
             if last is None or start > last:
                 open_rows[row] = start
         hit = not opened
-        self.opened = opened
         if len(open_rows) > 4096:
             self.open_rows = {r: c for r, c in open_rows.items() if start - c <= window}
         if count:
@@ -158,4 +156,4 @@ class Dram:
                 self.row_hits += 1
             else:
                 self.row_misses += 1
-        return spec.row_hit_latency_cycles if hit else spec.latency_cycles
+        return (spec.row_hit_latency_cycles if hit else spec.latency_cycles), opened
