@@ -156,6 +156,7 @@ class DramSpec:
     slowest_sm_busy: tuple = ()       # busy SMs at which slowest_sm_cycles is given (increasing)
     slowest_sm_cycles: tuple = ()     # how much later than the mean SM the slowest of that many ends a DRAM read
     activations_per_cycle: float = 0.0  # DRAM rows the device opens per cycle at most (0: no limit)
+    write_drain_cycles: float = 0.0   # how long HBM drains a batch of writes, reads to its banks waiting (0: none)
 
 
 @dataclass(frozen=True)
@@ -319,7 +320,7 @@ _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "ac
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "dirty_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles", "write_turnaround",
-           "block_launch_cycles", "usable_bytes", "float_atomic_cycles", "read_lines_per_cycle",
+           "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles", "read_lines_per_cycle",
            "activations_per_cycle"}
 
 

@@ -38,7 +38,7 @@ from isa.trace import op_infos
 
 from .config import Config
 from .mem.l2 import DeviceL2
-from .mem.queue import BandwidthQueue, LoggedQueue
+from .mem.queue import BandwidthQueue, GapQueue, LoggedGapQueue, LoggedQueue
 from .occupancy import Occupancy, l1_bytes, occupancy
 from .registry import DRAM_MODELS, L1_MODELS, L2_MODELS, LAUNCH_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
 from . import sass_stream
@@ -117,15 +117,17 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
     the_plan = plan(cfg, launch, blocks, registers)
     share = device_share(cfg, launch.nblocks)
 
-    def queue(level: str, rate: float) -> BandwidthQueue:
-        return BandwidthQueue(rate) if recorder is None else LoggedQueue(rate, recorder.log(level))
+    def queue(level: str, rate: float, gaps: bool = False) -> BandwidthQueue:
+        if recorder is None:
+            return GapQueue(rate) if gaps else BandwidthQueue(rate)
+        return (LoggedGapQueue if gaps else LoggedQueue)(rate, recorder.log(level))
 
     dram = DRAM_MODELS.get(cfg.dram.model)(cfg.dram, queue("dram", share.dram_bytes_per_cycle),
                                            cfg.l2.sector_bytes, share.busy)
     l2 = L2_MODELS.get(cfg.l2.model)(cfg.l2, share.l2_bytes, queue("l2", share.l2_bytes_per_cycle), dram, cfg.seed,
                                      share.busy)
     l1 = L1_MODELS.get(cfg.l1.model)(cfg.l1, l1_bytes(cfg, the_plan.occupancy),
-                                     queue("l1", cfg.l1.data_bytes_per_cycle), l2, cfg.seed)
+                                     queue("l1", cfg.l1.data_bytes_per_cycle, gaps=True), l2, cfg.seed)
     shared = SHARED_MODELS.get(cfg.shared.model)(cfg.shared, cfg.sm.subpartitions)
     front = LAUNCH_MODELS.get(cfg.launch.model)(cfg.launch, share.busy, the_plan.occupancy.blocks_per_sm)
     policy = SCHEDULER_POLICIES.get(cfg.scheduler.policy)
@@ -137,6 +139,7 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
     sm = SM(env, cfg, launch, the_plan.blocks, the_plan.occupancy.blocks_per_sm, shared, l1, stats,
             [policy(cfg.scheduler) for _ in range(cfg.sm.subpartitions)], front, recorder,
             infos, replay, nregs)
+    sm.dram = dram
     if cfg.l2.sharing in ("neighbours", "device"):
         sm.share_l2 = l2.held_by_others
     if cfg.l2.sharing == "device" and len(the_plan.blocks) < launch.nblocks:
@@ -209,6 +212,7 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     dram = built.units[2]
     went = dram.bytes_read or (stats.warps and len(sm.storing) >= stats.warps)
     lag = dram.slowest_sm_lag(min(cfg.gpu.num_sms, launch.nblocks)) if went and not partial else 0.0
+    lag *= math.sqrt(max(1, sm.dram_chain))
     if not partial:
         stats.end = max(stats.end, sm.l2_done) + lag
         stats.end = max(stats.end, sm.l2_red_done)

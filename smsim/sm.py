@@ -124,6 +124,8 @@ class SM:
         self.l2_done = 0.0                # when L2 has taken every store so far (the kernel ends then)
         self.l2_red_done = 0.0            # when L2's atomic units have performed every reduction so far
         self.storing: set = set()         # (block, warp) of the warps that stored to global memory
+        self.dram: Any = None             # the DRAM model L1's misses end in (set by smsim.single_sm.build_sm)
+        self.dram_chain = 0               # the most DRAM round trips a warp made one after another
         self.warps_per_block = -(-launch.threads_per_block // WARP_LANES)
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
@@ -414,6 +416,9 @@ class SM:
 
     def _retire(self, w: Warp, t: float, pc: int) -> None:
         w.retire(t, pc)
+        chain = w.dram_chain()
+        if chain > self.dram_chain:
+            self.dram_chain = chain
         self.free_slots.append(w.slot)
         self.free_slots.sort()
         self.stats.warp_done(w)
@@ -456,7 +461,10 @@ class SM:
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind in ("atom", "red") else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
         words = np.unique(a) if info.float_add else None     # only a float add's words matter to L2
+        read = self.dram.bytes_read if self.dram is not None else 0
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add), shared_ready)
+        if kind == "ld" and self.dram is not None and self.dram.bytes_read > read:
+            w.dram_read_issued(t, done)
         if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM
             if kind == "red":
                 if done > self.l2_red_done:

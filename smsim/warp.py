@@ -55,7 +55,8 @@ class Warp:
     __slots__ = ("trace", "pcs", "where", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason",
                  "fetch_at", "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason",
                  "passed", "info", "infos",
-                 "mem_done", "fence_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook")
+                 "mem_done", "fence_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook",
+                 "chain", "chain_pending")
     info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
 
     def __init__(self, trace: Any, block: Any, slot: int, sp: int, nregs: int, t: float, stalls: list,
@@ -78,6 +79,8 @@ class Warp:
         self.mem_done = t           # when its global/local memory instructions in flight are done
         self.fence_done = t         # when its reductions are performed at L2 (a fence waits for them)
         self.last_store = t         # when its last store has left the SM (drain)
+        self.chain = 0              # DRAM round trips, one after another, done before its latest load issued
+        self.chain_pending: list = []   # (done, chain) of its loads from DRAM in flight
         self.at_barrier = False
         self.done = False
         self.end = t
@@ -135,6 +138,30 @@ class Warp:
             self.mem_done = done
         if store and done > self.last_store:
             self.last_store = done
+
+    def dram_read_issued(self, t: float, done: float) -> None:
+        """A load of this warp issued at ``t`` reads DRAM and is back at ``done``: one more round trip after
+        those of its loads that were back by ``t`` (what it may depend on)."""
+        self._chain_until(t)
+        self.chain_pending.append((done, self.chain + 1))
+
+    def dram_chain(self) -> int:
+        """The most DRAM round trips of this warp that followed one another (each load issued after the
+        one before it was back)."""
+        self._chain_until(math.inf)
+        return self.chain
+
+    def _chain_until(self, t: float) -> None:
+        pending = self.chain_pending
+        if pending:
+            keep = []
+            for done, n in pending:
+                if done <= t:
+                    if n > self.chain:
+                        self.chain = n
+                else:
+                    keep.append((done, n))
+            self.chain_pending = keep
 
     def position(self) -> int:
         """Of a SASS stream: the position in the PTX trace of the execution whose accesses the current

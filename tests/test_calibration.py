@@ -110,6 +110,52 @@ def test_full_gpu_occupancy_sweep_gbps_within_20_percent(row):
     assert _marginal_gbps(row["warps_per_sm"], row["ilp"]) == pytest.approx(row["gbps"], rel=0.20)
 
 
+_RW_MIX = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "rw_mix_hw.json").read_text())
+
+
+@functools.lru_cache(maxsize=None)
+def _rw_kernels(tmp: str):
+    """benchmarks/rw_mix_hw.py's kernels, the source the H200 ran, as a module smsim compiles."""
+    import importlib.util
+    from benchmarks import rw_mix_hw as R
+    src = ["from smsim import cuda", "import numpy as np"]
+    for mix in R.MIXES:
+        for ilp in R.ILPS:
+            src.append(R.kernel_source(mix, ilp, True).replace("def k(", f"@cuda.jit\ndef k_{mix}_{ilp}_p("))
+        src.append(R.kernel_source(mix, 1, False).replace("def k(", f"@cuda.jit\ndef k_{mix}_1_o("))
+    path = Path(tmp) / "rw_mix_kernels.py"
+    path.write_text("\n".join(src))
+    spec = importlib.util.spec_from_file_location("rw_mix_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("mix,dtype,ilp,persistent", [("copy", "float32", 1, True), ("copy", "float64", 1, True),
+                                                      ("add", "float32", 1, False)])
+def test_reads_and_writes_mixed_move_the_h200s_bandwidth(mix, dtype, ilp, persistent, tmp_path_factory):
+    """benchmarks/rw_mix_hw.py's streams, the marginal GB/s of 32 -> 64 MiB arrays against the H200's at 1
+    GiB (ncu): a copy in float64 is bound by the bus (writes cost 1 + write_turnaround times a read), a copy
+    and out = a + b in float32 by latency, reads waiting behind write drains (write_drain_cycles)."""
+    from benchmarks import rw_mix_hw as R
+    mod = _rw_kernels(str(tmp_path_factory.mktemp("rw")))
+    k = getattr(mod, f"k_{mix}_{ilp}_{'p' if persistent else 'o'}")
+    reads, writes, _ = R.MIXES[mix]
+    item = np.dtype(dtype).itemsize
+    ns, ns_n = [], []
+    for size in (32 << 20, 64 << 20):
+        grid, n = R.shape(dtype, ilp, persistent, size)
+        arrays = [np.ones(n, dtype) for _ in range(4)]
+        res = smsim.launch(k, (grid,), (R.THREADS,), (*arrays, n, np.dtype(dtype).type(3), np.dtype(dtype).type(2)),
+                           config="h200", complete=False)
+        ns.append(res.metrics["gpu__time_duration.sum"])
+        ns_n.append(n)
+    gbps = (ns_n[1] - ns_n[0]) * item * (reads + writes) / (ns[1] - ns[0])
+    hw = next(r for r in _RW_MIX["rows"] if (r["mix"], r["dtype"], r["ilp"], r["persistent"]) ==
+              (mix, dtype, ilp, persistent))
+    assert gbps == pytest.approx(hw["ncu_gbps"], rel=0.10)
+
+
 def test_latency_hiding_bandwidth_rises_and_saturates_with_long_scoreboard_at_low_occupancy():
     rows = [r for r in HW["occupancy_full_gpu"] if r["ilp"] == 1]
     got = []
@@ -204,6 +250,38 @@ def test_a_kernel_that_goes_to_memory_ends_with_the_slowest_sm():
                              complete=False) for o in (None, off)]
         assert runs[0].metrics["smsim.dram.slowest_sm_lag_cycles"] == pytest.approx(want)
         assert runs[0].cycles - runs[1].cycles == pytest.approx(want, abs=1.0)
+
+
+@smsim.cuda.jit
+def _chase8(nxt, out):
+    """Eight dependent reads per lane through a random cycle (sm_spread_hw.py's ``chase``, without stamps)."""
+    i = smsim.cuda.grid(1)
+    idx = (i * 7919) % nxt.shape[0]
+    for _ in range(8):
+        idx = nxt[idx]
+    out[i] = idx
+
+
+def test_a_chain_of_dependent_dram_reads_lags_as_independent_draws():
+    """The slowest SM of a chain of DRAM round trips lags as the sum of independent draws (sm_spread_hw:
+    eight dependent DRAM reads 1797 cycles against one read's 422 on 132 SMs, steps uncorrelated): a warp's
+    reads, each issued after the one before was back, make a chain of eight, and the lag is the one-read
+    lag times sqrt(8). That falls short of the measured chase (its steps, 32 random sectors a warp, lag more
+    than one coalesced read: 688 cycles a step), as docs/timing_model.md says."""
+    from benchmarks import sm_spread_hw as S
+    rng = np.random.default_rng(0)
+    n = 16 << 20                                          # 64 MiB: past L2, every step a DRAM read
+    order = rng.permutation(n)
+    nxt = np.empty(n, np.int32)
+    nxt[order] = np.roll(order, -1)
+    res = smsim.launch(_chase8, (132,), (256,), (nxt, np.zeros(132 * 256, np.int32)), config="h200",
+                       complete=False)
+    one = load_config("h200").dram.slowest_sm_cycles[-1]
+    assert res.metrics["smsim.dram.slowest_sm_lag_cycles"] == pytest.approx(one * math.sqrt(8))
+    measured = S.analyse_data(_SPREAD)
+    chase = measured["chase"]["total"]["max_mean"] - measured["chase"]["total"]["mean"]
+    assert chase == pytest.approx(1797, abs=1) and measured["load"]["slowest_excess"] == pytest.approx(one, abs=1)
+    assert res.metrics["smsim.dram.slowest_sm_lag_cycles"] == pytest.approx(chase, rel=0.4)
 
 
 _ATOMICS = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "atomics_hw.json").read_text())

@@ -17,7 +17,7 @@ from smsim.config import ConfigError, load
 from smsim.mem.dram import Dram
 from smsim.mem.l1 import L1
 from smsim.mem.l2 import L2
-from smsim.mem.queue import BandwidthQueue, LoggedQueue
+from smsim.mem.queue import BandwidthQueue, GapQueue, LoggedGapQueue, LoggedQueue
 from smsim.mem.shared import SharedMemory
 from smsim.registry import DRAM_MODELS, L1_MODELS, L2_MODELS, LAUNCH_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
 from smsim.scheduler import Clock
@@ -51,6 +51,23 @@ def test_bandwidth_queue_serves_fifo_and_counts_bytes_and_busy_cycles():
     assert lq.transfer(1.0, 2) == (2.0, 3.0)
     assert log == [(0.0, 4), (2.0, 2)]                # (start cycle, bytes), start not arrival
     assert lq.bytes == 6 and lq.busy == 3.0
+
+
+def test_gap_queue_serves_a_transfer_in_the_free_cycles_from_its_arrival_before_later_bookings():
+    q = GapQueue(4.0)
+    assert q.transfer(100.0, 16) == (100.0, 104.0)    # a miss's data booked for 100..104
+    assert q.transfer(10.0, 8) == (10.0, 12.0)        # a hit enqueued after it, back at 10: not behind it
+    assert q.transfer(98.0, 16) == (98.0, 106.0)      # 98..100 free, 100..104 taken, then 104..106
+    assert (q.starts, q.ends) == ([10.0, 98.0], [12.0, 106.0])     # busy intervals, merged
+    assert q.transfer(0.0, 400, now=5.0) == (0.0, 110.0)   # 0..10, 12..98 (96 cycles), then 106..110
+    assert q.free == 110.0 and q.bytes == 440 and q.busy == pytest.approx(110.0)
+    q.transfer(200.0, 4, now=150.0)                   # enqueued at 150: what was busy before is forgotten
+    assert (q.starts, q.ends) == ([200.0], [201.0])
+    log: list = []
+    lq = LoggedGapQueue(2.0, log)
+    lq.transfer(50.0, 4)
+    lq.transfer(0.0, 2)
+    assert log == [(50.0, 4), (0.0, 2)]
 
 
 # ---------------------------------------------------------------------------------------------------- DRAM
@@ -95,8 +112,9 @@ def test_dram_rows_the_device_opens_are_limited_by_its_activation_rate():
     # four sectors in four closed rows: the bus moves them in 4 cycles, the rows open one every 4: 16, + 50
     assert d.read(_sectors(0, 32, 64, 96), 0.0) == pytest.approx(16 + 50)
     assert d.row_misses == 1                      # one access (its latency a miss's), four rows opened
-    # the same rows again, still open: nothing to open, only the bus (behind the first: 4 + 4), a row hit
-    assert d.read(_sectors(1, 33, 65, 97), 4.0) == pytest.approx(8 + 20)
+    # the same rows again, still open: nothing to open, only the bus (behind the first: 4 + 4), a row hit,
+    # but not before the rows serve hits (their opener's 16 + 50 - 20): with the opener's data, 66
+    assert d.read(_sectors(1, 33, 65, 97), 4.0) == pytest.approx(16 + 50)
     # four sectors of one row: one activation (after the queue's 16: 20), the bus is free long before
     assert d.read(_sectors(300, 301, 302, 303), 10.0) == pytest.approx(20 + 50)
     d.write(_sectors(2000), 100.0)                # a write opens its row too, holding nobody up
@@ -108,17 +126,21 @@ def test_dram_read_is_queue_done_plus_row_hit_or_miss_latency():
     # tiny: latency 50 (row miss), row hit 20, rows of 1024 B = 32 sectors, open for 50 cycles; 32 B/cycle
     d = _dram()
     assert d.read(_sectors(0, 1), 0.0) == 2 + 50          # 64 B: done at 2; row 0 never opened: miss
-    assert d.read(_sectors(2), 10.0) == 11 + 20           # row 0 touched at 0, 10 <= 50 cycles ago: hit
+    # row 0 touched at 0, 10 <= 50 cycles ago: a hit, but the row serves hits only once it is open (2 + 50
+    # - 20 = 32): 32 + 20, with the access that opened it, not before
+    assert d.read(_sectors(2), 10.0) == 32 + 20
     assert d.read(_sectors(3), 60.0) == 61 + 20           # touched at 10, exactly 50 cycles ago: still open
     assert d.read(_sectors(4), 111.0) == 112 + 50         # touched at 60, 51 cycles ago: closed, miss
     # rows 0 (open) and 1 (never touched): a miss unless every row is open
     assert d.read(_sectors(5, 32), 120.0) == 122 + 50
     # queueing: the queue is busy until 122, so a read at 121 starts at 122; row 1 opened at 120: hit
-    assert d.read(_sectors(33), 121.0) == 123 + 20
-    # a write takes bandwidth and opens its row (row 3); a read of that row later hits
-    assert d.write(_sectors(100), 200.0) is None
+    # (row 1 serves hits from 122 + 50 - 20 = 152: this hit comes with its opener's data, at 172)
+    assert d.read(_sectors(33), 121.0) == 152 + 20
+    # a write takes bandwidth and opens its row (row 3), the bus starting on it at once; a read of that row
+    # later hits
+    assert d.write(_sectors(100), 200.0) == 200.0
     assert d.queue.free == 201.0
-    assert d.read(_sectors(101), 210.0) == 211 + 20
+    assert d.read(_sectors(101), 210.0) == 200 + 30 + 20     # once its activation (from 200) is done
     assert (d.row_hits, d.row_misses) == (4, 4)           # the write's row miss counts too
     assert d.bytes_read == 32 * (2 + 1 + 1 + 1 + 2 + 1 + 1)
     assert d.bytes_write == 32
@@ -145,6 +167,20 @@ def test_dram_loaded_latency_decays_with_its_window_and_is_capped_at_full_utiliz
     assert d.read(np.arange(1000, 1320), 10.0) == pytest.approx(331 + 50 + 100)
 
 
+def test_dram_reads_wait_half_a_forced_write_drain_as_writes_and_the_bus_are_busy():
+    d = _dram(write_drain_cycles=200, utilization_window_cycles=10, write_turnaround=0.5)
+    assert d.read(_sectors(0), 0.0) == pytest.approx(1 + 50)           # no writes yet: no drain
+    # 32 B written: 1.5 cycles of the bus over a 10-cycle window: writes' utilization 0.15
+    assert d.write(_sectors(2000), 1.0) == pytest.approx(1.0)            # the bus starts on it at once
+    assert d.writing == pytest.approx(0.15)
+    # at 12 (sector 4000's row is another), 11 cycles later: writes 0.15 e^-1.1, all of the bus u (this read's
+    # cycle included); half a drain of 200 cycles times both
+    w = 0.15 * math.exp(-1.1)
+    u = (0.1 * math.exp(-0.1) + 0.15) * math.exp(-1.1) + 0.1
+    assert d.read(_sectors(4000), 12.0) == pytest.approx(13 + 50 + 0.5 * 200 * w * u)
+    assert _dram(write_turnaround=0.5).writing == 0.0
+
+
 # ------------------------------------------------------------------------------------------------------ L2
 def _l2(size: int = 4096) -> L2:
     # tiny: 128 B lines of 32 B sectors, 8 ways, hit latency 20; port 64 B/cycle; DRAM 32 B/cycle
@@ -158,8 +194,9 @@ def test_l2_misses_go_to_dram_hits_take_hit_latency_and_pending_sectors_arrive_w
     assert l2.read(_sectors(0, 1, 2, 3), 0.0).tolist() == [76.0] * 4
     assert l2.dram.bytes_read == 128
     # sectors 2, 3 are pending (fill at 76); 4, 5 miss: port 10..12, DRAM at 32 (queue free at 26),
-    # 64 B done 34, row 0 touched at 22: hit, 20 -> 54
-    assert l2.read(_sectors(2, 3, 4, 5), 10.0).tolist() == [76.0, 76.0, 54.0, 54.0]
+    # 64 B done 34, row 0 opened at 22: a hit, but not before the row is open (its opener's 26 + 50 - 20
+    # = 56): 56 + 20 = 76, with the opener's data
+    assert l2.read(_sectors(2, 3, 4, 5), 10.0).tolist() == [76.0, 76.0, 76.0, 76.0]
     assert l2.dram.bytes_read == 128 + 64                 # the pending sectors were not asked for again
     # all six valid and arrived: port 192 B = 3 cycles (100..103), + hit latency
     assert l2.read(_sectors(0, 1, 2, 3, 4, 5), 100.0).tolist() == [123.0] * 6
@@ -397,6 +434,15 @@ def test_l1_load_miss_then_hit_and_mshr_merge_with_a_pending_fill():
     assert m["smsim.l1.bytes"] == 12 * 32
     assert m["smsim.l1.peak_bytes_per_cycle"] == 128
     assert m["smsim.l1.size_bytes"] == 16384
+
+
+def test_l1_returns_a_hit_under_an_earlier_miss():
+    spec = TINY.l1
+    l1 = L1(spec, spec.size_bytes, GapQueue(spec.data_bytes_per_cycle), FakeL2(), 0)
+    assert _ld(l1, [0, 1, 2, 3], 0.0) == 110          # line 0 now held
+    assert _ld(l1, [8, 9, 10, 11], 200.0) == 310      # a miss: data back at 310
+    # a hit behind it: tag 201..202, + 8, 128 B over the data path: 211, not after the miss's data
+    assert _ld(l1, [0, 1, 2, 3], 201.0) == 211
 
 
 def test_l1_without_free_mshrs_the_tag_stage_waits_for_the_earliest_fill():
@@ -1152,6 +1198,23 @@ def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():
     assert m["smsim.l2.partial_sector_writes"] == 1 and m["smsim.l2.dirty_sectors_at_end"] == 8
     l2.read(_sectors(64), 60.0)                      # a read miss evicts too: line 1's one dirty sector
     assert hbm.bytes_write == 3 * 32
+
+
+def test_a_store_that_writes_back_waits_until_hbm_takes_what_it_evicts():
+    from smsim.mem.l2_write_back import WriteBackL2
+    hbm = _dram(rate=1.0)                            # 1 B a cycle: each 32-byte sector holds the bus 32 cycles
+    l2 = WriteBackL2(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)   # one set of 8 lines of 4 sectors
+    full = np.array([32])
+    for line in range(8):                            # 8 dirty lines: L2 takes each at once, port + 20
+        assert l2.write(_sectors(4 * line), float(line), full) == pytest.approx(line + 0.5 + 20)
+    hbm.queue.transfer(0.0, 1000)                    # HBM busy until 1000 (reads of other SMs' share)
+    # a 9th line evicts line 0: its dirty sector waits for the bus until 1000, and so does the store
+    assert l2.write(_sectors(32), 50.0, full) == pytest.approx(1000 + 20)
+    # a store into a line L2 holds evicts nothing: taken at once
+    assert l2.write(_sectors(33), 60.0, full) == pytest.approx(60.5 + 20)
+    through = L2(TINY.l2, 1024, BandwidthQueue(64.0), _dram(rate=1.0), seed=0)   # written through: every store
+    assert through.write(_sectors(0), 0.0) == pytest.approx(0.5 + 20)
+    assert through.write(_sectors(4), 1.0) == pytest.approx(32.5 + 20)    # behind the first one (0.5..32.5)
 
 
 def test_write_back_l2_writes_back_lines_with_partial_sectors_past_partial_bytes():

@@ -15,8 +15,13 @@ unloaded latency until the share saturates, and reaches the plateau with too few
 data arrives at ``start + latency + transfer time``. Reads and writes are counted in bytes
 (``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them, each
 written byte holding the bus ``1 + write_turnaround`` times as long as a read one (HBM turns the bus around
-between reads and writes: on an H200 a read+write stream moves about 3.2-3.5 TB/s where reads alone reach
-4.4). HBM moves
+between reads and writes: on an H200 a copy bound by the bus moves 4.0 TB/s where reads alone reach 4.4,
+``docs/hardware/rw_mix_hw.md``), and a write the bus has not started on holds L2 (:meth:`Dram.write` returns
+the cycle it starts). Reads wait behind writes: the memory controller drains
+its writes in idle gaps while the bus is quiet, and in forced batches of ``write_drain_cycles`` while it is
+busy, reads to those banks waiting; a read takes half a drain more, times the recent write utilization,
+times the recent utilization. A row serves row hits only once its activation is done: an access right
+behind the one that opened its row comes back no sooner than that one. HBM moves
 ``access_bytes`` at a time: L2 asks for every sector of the accesses its read misses fall in
 (:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector reads 64 bytes on an H200; a lone sector
 written back, or read to complete a partial write, is counted as its 32 bytes (as Nsight counts them:
@@ -61,17 +66,22 @@ class Dram:
         #: the device's row activations, shared by the ``busy`` SMs alike (None: not limited)
         self.acts = BandwidthQueue(spec.activations_per_cycle / busy) if spec.activations_per_cycle else None
         self.open_rows: dict = {}        # row -> cycle of its last access
+        self.active: dict = {}           # row -> cycle its activation is done (it serves row hits from then)
         self.bytes_read = self.bytes_write = 0
         self.row_hits = self.row_misses = 0
         self.utilization, self.seen = 0.0, 0.0      # recent utilization, as of cycle ``seen``
+        self.writing = 0.0               # the part of it writes took, as of ``seen``
 
     def read(self, sectors: np.ndarray, t: float) -> float:
         """Cycle at which ``sectors`` (global sector indices) arrive, requested at ``t``."""
         self.bytes_read += len(sectors) * self.sector_bytes
         bus = self._bus_bytes(sectors)
         start, done = self.queue.transfer(t, bus)
-        latency, opened = self._latency(sectors, start)
-        return self._activate(t, done, opened) + latency + self.spec.loaded_latency_cycles * self._load(t, bus)
+        spec = self.spec
+        loaded = spec.loaded_latency_cycles * self._load(t, bus)
+        if spec.write_drain_cycles:     # a forced write drain under way: half of one, on average
+            loaded += 0.5 * spec.write_drain_cycles * min(self.writing, 1.0) * min(self.utilization, 1.0)
+        return self._arrive(sectors, t, start, done) + loaded
 
     def slowest_sm_lag(self, busy: int) -> float:
         """How much later than this (mean) SM the slowest of ``busy`` SMs ends, when each ends on a memory
@@ -84,22 +94,43 @@ class Dram:
     def fetched_by_others(self, sectors: np.ndarray, t: float) -> float:
         """Cycle at which ``sectors``, which another SM asked for at ``t``, arrive: the latency of a read (its
         rows open or not, as this SM's accesses left them; it leaves them open), loaded as this SM's share is
-        now, with no bytes, bandwidth or row counts of this SM's."""
-        latency, _ = self._latency(sectors, t, count=False)
-        return t + latency + self.spec.loaded_latency_cycles * min(self._decayed(t), 1.0)
+        now, with no bytes, bandwidth, row counts or activations of this SM's."""
+        return self._arrive(sectors, t, t, t, count=False, activate=False) + \
+            self.spec.loaded_latency_cycles * min(self._decayed(t), 1.0)
 
-    def write(self, sectors: np.ndarray, t: float) -> None:
-        """Write ``sectors`` at ``t``: bandwidth and row state, no waiting."""
+    def write(self, sectors: np.ndarray, t: float) -> float:
+        """Write ``sectors`` at ``t``: bandwidth and row state; the cycle the bus starts on them (until then
+        L2 holds them)."""
         self.bytes_write += len(sectors) * self.sector_bytes
         bus = self._bus_bytes(sectors) * (1.0 + self.spec.write_turnaround)
         start, _ = self.queue.transfer(t, bus)
-        self._activate(t, start, self._latency(sectors, start)[1])
+        self._arrive(sectors, t, start, start)
         self._load(t, bus)
+        self.writing += bus / self.queue.rate / self.spec.utilization_window_cycles
+        return start
+
+    def _arrive(self, sectors: np.ndarray, t: float, start: float, done: float, count: bool = True,
+                activate: bool = True) -> float:
+        """When an access to ``sectors`` (asked at ``t``, on the bus from ``start`` to ``done``) has its data:
+        if every row it touches is open, a row hit's latency after ``done``, but not before the rows'
+        activations are done (an access right behind the one that opens its row comes back after that one);
+        else a row miss's latency after the rows it found closed have opened (``activate``: at the device's
+        activation rate, :meth:`_activate`), from when they serve row hits."""
+        spec = self.spec
+        closed, ready = self._rows(sectors, start, count)
+        if not closed:
+            return (done if done > ready else ready) + spec.row_hit_latency_cycles
+        at = self._activate(t, done, len(closed)) if activate else done
+        active = self.active
+        serves = at + spec.latency_cycles - spec.row_hit_latency_cycles
+        for row in closed:
+            active[row] = serves
+        return at + spec.latency_cycles
 
     def _activate(self, t: float, done: float, opened: int) -> float:
         """The ``opened`` rows an access found closed take their turn among the device's activations from
         ``t``: when its data can have moved (``done``, or later if activations are the bottleneck)."""
-        if self.acts is None or not opened:
+        if self.acts is None:
             return done
         _, act = self.acts.transfer(t, opened)
         return act if act > done else done
@@ -126,34 +157,42 @@ class Dram:
         return min(self.utilization, 1.0)
 
     def _decayed(self, t: float) -> float:
-        """The recent utilization as of ``t`` (no later than the last transfer: as of then)."""
+        """The recent utilization as of ``t`` (no later than the last transfer: as of then); its writes' part
+        decays alike."""
         if t > self.seen:
-            self.utilization *= math.exp((self.seen - t) / self.spec.utilization_window_cycles)
+            f = math.exp((self.seen - t) / self.spec.utilization_window_cycles)
+            self.utilization *= f
+            self.writing *= f
             self.seen = t
         return self.utilization
 
-    def _latency(self, sectors: np.ndarray, start: float, count: bool = True) -> tuple:
-        """``(a row hit's or a row miss's latency, the rows it found closed)`` for an access to ``sectors``
-        starting at ``start``; the rows it touches are open from then on (``count``: tally it in
+    def _rows(self, sectors: np.ndarray, start: float, count: bool = True) -> tuple:
+        """``(the rows an access to sectors starting at start finds closed, when the open ones it touches
+        serve row hits)``; every row it touches is open from then on (``count``: tally the access in
         ``row_hits``/``row_misses``)."""
         spec = self.spec
         per_row = spec.row_bytes // self.sector_bytes
         rows = np.unique(sectors // per_row) if len(sectors) > 1 else sectors // per_row
-        opened = 0
+        closed = []
+        ready = -math.inf
         window = spec.row_open_cycles
-        open_rows = self.open_rows
+        open_rows, active = self.open_rows, self.active
         for row in rows.tolist():
             last = open_rows.get(row)
             if last is None or start - last > window:
-                opened += 1
+                closed.append(row)
+            else:
+                serves = active.get(row, -math.inf)
+                if serves > ready:
+                    ready = serves
             if last is None or start > last:
                 open_rows[row] = start
-        hit = not opened
         if len(open_rows) > 4096:
             self.open_rows = {r: c for r, c in open_rows.items() if start - c <= window}
+            self.active = {r: c for r, c in active.items() if r in self.open_rows}
         if count:
-            if hit:
-                self.row_hits += 1
-            else:
+            if closed:
                 self.row_misses += 1
-        return (spec.row_hit_latency_cycles if hit else spec.latency_cycles), opened
+            else:
+                self.row_hits += 1
+        return closed, ready

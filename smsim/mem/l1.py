@@ -84,7 +84,7 @@ class L1:
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
             return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector, kind == "red",
                                             words, floating))
-        return self._load(space, sectors, bypass, tend)
+        return self._load(space, sectors, bypass, tend, t)
 
     def metrics(self, cycles: float) -> dict:
         """``l1tex__t_{requests,sectors}_pipe_lsu_mem_*`` (global loads, stores, atomics; local), lookup
@@ -116,7 +116,7 @@ class L1:
         c["requests_" + key] += 1
         c["sectors_" + key] += n
 
-    def _load(self, space: str, sectors: np.ndarray, bypass: bool, t: float) -> float:
+    def _load(self, space: str, sectors: np.ndarray, bypass: bool, t: float, now: float) -> float:
         spec, n = self.spec, len(sectors)
         if bypass:
             hits = pending = 0
@@ -140,7 +140,7 @@ class L1:
             last = float(got.max())
             if last > arrive:
                 arrive = last
-        _, done = self.data.transfer(arrive, n * spec.sector_bytes)
+        _, done = self.data.transfer(arrive, n * spec.sector_bytes, now)
         done = math.ceil(done)            # results reach the scoreboard at a cycle boundary
         if need:
             heapq.heappush(self.fills, (done, need))

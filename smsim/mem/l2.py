@@ -190,15 +190,17 @@ class L2:
         """Every sector of the DRAM accesses that hold ``sectors``."""
         return access_sectors(sectors, max(1, self.dram.access_bytes // self.spec.sector_bytes))
 
-    def _fill(self, sectors: np.ndarray, ready: float, now: float) -> None:
+    def _fill(self, sectors: np.ndarray, ready: float, now: float) -> float:
         """Allocate ``sectors``, their data there at ``ready``, deciding at ``now``; what this evicts leaves
-        at ``now`` (:meth:`_evicted`; a write-back L2 also writes its dirty sectors back then)."""
+        at ``now`` (:meth:`_evicted`; a write-back L2 also writes its dirty sectors back then, and returns
+        the cycle HBM starts on them): ``now``."""
         if self.partial:
             evicted = self.cache.fill_evicting(sectors, ready)
             if len(evicted):
                 self._evicted(evicted, now)
         else:
             self.cache.fill(sectors, ready)
+        return now
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each, counted as
@@ -210,8 +212,8 @@ class L2:
         merged = self._merge_partial(sectors, written, held, done)
         self._complete_partial(sectors, written, held, done)
         self._fill(sectors, done, t)
-        self.dram.write(sectors, done)
-        return max(done, merged) + spec.hit_latency_cycles
+        sent = self.dram.write(sectors, done)         # written through: L2 holds them until HBM takes them
+        return max(done, merged, sent) + spec.hit_latency_cycles
 
     def _merge_partial(self, sectors: np.ndarray, written: np.ndarray | None, held: np.ndarray, t: float) -> float:
         """The slices take a store's sectors: each one written only in part into a sector they do not hold

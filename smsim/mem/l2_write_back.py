@@ -53,7 +53,7 @@ class WriteBackL2(L2):
         self.partial_writes += int((written < sb).sum())
         held = self.cache.contains(sectors)
         merged = self._merge_partial(sectors, written, held, done)
-        self._fill(sectors, done, t)
+        sent = self._fill(sectors, done, t)
         spl = self.cache.sectors_per_line
         for s, w, h in zip(sectors.tolist(), written.tolist(), held.tolist()):
             ln, k = divmod(s, spl)
@@ -67,8 +67,8 @@ class WriteBackL2(L2):
             if now < sb:
                 self.partial_lines.setdefault(ln, None)
         if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
-            self._clean(t)
-        return max(done, merged) + spec.hit_latency_cycles
+            sent = max(sent, self._clean(t))
+        return max(done, merged, sent) + spec.hit_latency_cycles
 
     def _held_in_part(self, sectors: np.ndarray) -> np.ndarray:
         """Which of ``sectors`` are dirty with only the bytes stores wrote into them so far."""
@@ -77,26 +77,33 @@ class WriteBackL2(L2):
             return np.zeros(len(sectors), bool)
         return np.array([dirty.get(s // spl, {}).get(s % spl, sb) < sb for s in sectors.tolist()], bool)
 
-    def _clean(self, t: float) -> None:
+    def _clean(self, t: float) -> float:
         """Write back the oldest lines with sectors written in part until no more than ``partial_bytes`` of
-        those are dirty, then the oldest dirty lines until no more than ``dirty_bytes`` (this SM's shares)."""
+        those are dirty, then the oldest dirty lines until no more than ``dirty_bytes`` (this SM's shares):
+        the cycle HBM starts on the last of them."""
+        sent = t
         while self.n_part > self.partial_limit:
             oldest = next(iter(self.partial_lines))
             if oldest in self.dirty:
-                self._write_back(np.array([oldest], np.int64), t)
+                sent = max(sent, self._write_back(np.array([oldest], np.int64), t))
             else:
                 del self.partial_lines[oldest]
         while self.n_dirty > self.dirty_limit:
             oldest = next(iter(self.dirty))
-            self._write_back(np.array([oldest], np.int64), t)
+            sent = max(sent, self._write_back(np.array([oldest], np.int64), t))
+        return sent
 
-    def _fill(self, sectors: np.ndarray, ready: float, now: float) -> None:
+    def _fill(self, sectors: np.ndarray, ready: float, now: float) -> float:
+        """Allocate ``sectors``, writing back the dirty lines they evict: the cycle HBM starts on those."""
         evicted = self.cache.fill_evicting(sectors, ready)
         if len(evicted) and self.dirty:
-            self._write_back(evicted, now)
+            return self._write_back(evicted, now)
+        return now
 
-    def _write_back(self, lines: np.ndarray, t: float) -> None:
-        """Write the evicted ``lines``' dirty sectors to DRAM at ``t``, completing partly written ones first."""
+    def _write_back(self, lines: np.ndarray, t: float) -> float:
+        """Write the evicted ``lines``' dirty sectors to DRAM at ``t``, completing partly written ones first:
+        the cycle HBM starts on the last of them (``t`` if none was dirty)."""
+        sent = t
         sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
         for line in lines.tolist():
             sectors_written = self.dirty.pop(line, None)
@@ -109,8 +116,10 @@ class WriteBackL2(L2):
             if len(partial):
                 self.completed += len(partial)
                 self.dram.read(partial, t)
-            self.dram.write(np.array([line * spl + k for k in sectors_written], np.int64), t)
+            start = self.dram.write(np.array([line * spl + k for k in sectors_written], np.int64), t)
+            sent = max(sent, start)
             self.written_back += len(sectors_written)
+        return sent
 
     def metrics(self, cycles: float) -> dict:
         """L2's, and the dirty sectors written back (and completed from DRAM first) during the kernel."""

@@ -7,8 +7,17 @@ when the transfer is enqueued rather than with one simulation event per byte or 
 levels below L1 use it, so a streaming kernel's millions of sectors cost no events of their own. The
 server keeps the bytes it moved and the cycles it was busy, for bandwidth metrics. A launch recorded with
 ``timeline=True`` uses :class:`LoggedQueue`, which also logs each transfer's start cycle and bytes.
+
+Transfers are served in the order they are enqueued, which is the order of their arrival where arrivals
+come in time order (the requests L1 sends to L2, L2's misses to HBM). L1's data return is not such a
+server: a miss books its data for the cycle it will come back from L2, hundreds of cycles ahead, and a hit
+enqueued after it is back within ``hit_latency_cycles``; the L1 does not hold the hit back behind the
+miss (hits are served under misses). :class:`GapQueue` serves a transfer in the free cycles from its
+arrival on, wherever earlier-booked transfers left them.
 """
 from __future__ import annotations
+
+from bisect import bisect_right
 
 
 class BandwidthQueue:
@@ -22,8 +31,9 @@ class BandwidthQueue:
         self.bytes: float = 0     # bytes moved (a DRAM write counts its turnaround too)
         self.busy = 0.0
 
-    def transfer(self, t: float, nbytes: float) -> tuple:
-        """Enqueue ``nbytes`` arriving at ``t``: ``(start, done)`` cycles."""
+    def transfer(self, t: float, nbytes: float, now: float | None = None) -> tuple:
+        """Enqueue ``nbytes`` arriving at ``t``: ``(start, done)`` cycles (``now``, the cycle it is enqueued
+        at, matters to a :class:`GapQueue` only)."""
         start = t if t > self.free else self.free
         service = nbytes / self.rate
         self.free = start + service
@@ -36,6 +46,62 @@ class BandwidthQueue:
         return self.free - t if self.free > t else 0.0
 
 
+class GapQueue(BandwidthQueue):
+    """A server of ``bytes_per_cycle`` whose transfers take the free cycles from their arrival on, before
+    transfers booked earlier for later cycles: it keeps the busy intervals (``starts``, ``ends``, disjoint,
+    in order) from the last enqueueing cycle it was told (``now``) on."""
+
+    def __init__(self, bytes_per_cycle: float):
+        super().__init__(bytes_per_cycle)
+        self.starts: list = []
+        self.ends: list = []
+
+    def transfer(self, t: float, nbytes: float, now: float | None = None) -> tuple:
+        """Enqueue ``nbytes`` arriving at ``t`` (enqueued at ``now``: no later transfer arrives before it,
+        so what was busy before then is forgotten): ``(start, done)`` cycles, the transfer served in the
+        free cycles from ``t`` on."""
+        starts, ends = self.starts, self.ends
+        if now is not None and ends and ends[0] <= now:
+            k = bisect_right(ends, now)
+            del starts[:k], ends[:k]
+        need = nbytes / self.rate
+        self.bytes += nbytes
+        self.busy += need
+        i = bisect_right(ends, t)           # the first interval ending after t
+        cur, start = t, None
+        while True:
+            if i < len(starts) and starts[i] <= cur:          # busy: skip to its end
+                cur = ends[i]
+                i += 1
+                continue
+            gap = starts[i] - cur if i < len(starts) else need
+            take = need if need < gap else gap
+            if start is None:
+                start = cur
+            self._book(i, cur, cur + take)
+            need -= take
+            cur += take
+            i = bisect_right(ends, cur)
+            if need <= 1e-12:
+                break
+        if cur > self.free:
+            self.free = cur
+        return start, cur
+
+    def _book(self, i: int, s: float, e: float) -> None:
+        """Mark ``[s, e)`` busy: a new interval before interval ``i``, merged with its neighbours."""
+        starts, ends = self.starts, self.ends
+        if i > 0 and ends[i - 1] >= s:
+            ends[i - 1] = e
+            i -= 1
+        else:
+            starts.insert(i, s)
+            ends.insert(i, e)
+        if i + 1 < len(starts) and starts[i + 1] <= e:
+            ends[i] = ends[i + 1]
+            del starts[i + 1], ends[i + 1]
+
+
 class LoggedQueue(BandwidthQueue):
     """A :class:`BandwidthQueue` that appends ``(start cycle, bytes)`` of each transfer to ``log``."""
 
@@ -43,7 +109,11 @@ class LoggedQueue(BandwidthQueue):
         super().__init__(bytes_per_cycle)
         self.log = log
 
-    def transfer(self, t: float, nbytes: float) -> tuple:
-        start, done = super().transfer(t, nbytes)
+    def transfer(self, t: float, nbytes: float, now: float | None = None) -> tuple:
+        start, done = super().transfer(t, nbytes, now)
         self.log.append((start, nbytes))
         return start, done
+
+
+class LoggedGapQueue(LoggedQueue, GapQueue):
+    """A :class:`GapQueue` that logs each transfer's start cycle and bytes, as :class:`LoggedQueue` does."""
