@@ -212,7 +212,7 @@ class L2:
         merged = self._merge_partial(sectors, written, held, done)
         self._complete_partial(sectors, written, held, done)
         self._fill(sectors, done, t)
-        sent = self.dram.write(sectors, done)         # written through: L2 holds them until HBM takes them
+        sent = self.dram.write(sectors, done)         # written through: L2 holds them until HBM starts on them
         return max(done, merged, sent) + spec.hit_latency_cycles
 
     def _merge_partial(self, sectors: np.ndarray, written: np.ndarray | None, held: np.ndarray, t: float) -> float:
