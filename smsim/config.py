@@ -157,6 +157,7 @@ class DramSpec:
     slowest_sm_cycles: tuple = ()     # how much later than the mean SM the slowest of that many ends a DRAM read
     activations_per_cycle: float = 0.0  # DRAM rows the device opens per cycle at most (0: no limit)
     write_drain_cycles: float = 0.0   # how long HBM drains a batch of writes, reads to its banks waiting (0: none)
+    write_activation_cost: float = 1.0  # a row opened for a write takes this many of the device's activations
 
 
 @dataclass(frozen=True)

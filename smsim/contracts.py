@@ -53,9 +53,10 @@ class DramModel(Component, Protocol):
         """The cycle ``sectors`` requested at ``t`` arrive at L2."""
         ...
 
-    def write(self, sectors: np.ndarray, t: float) -> float:
-        """Write ``sectors`` back at ``t`` (takes bandwidth): the cycle HBM starts on them. Nobody waits for a
-        write, but L2 can pass on no more than HBM takes: a store whose sectors are written on waits for it."""
+    def write(self, sectors: np.ndarray, t: float, ready: float | None = None) -> float:
+        """Write ``sectors`` back at ``t`` (takes bandwidth; ``ready``: the cycle their data is complete, if
+        later): the cycle HBM starts on them. Nobody waits for a write, but L2 can pass on no more than HBM
+        takes: a store whose sectors are written on waits for it."""
         ...
 
     def fetched_by_others(self, sectors: np.ndarray, t: float) -> float:

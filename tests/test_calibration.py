@@ -156,6 +156,35 @@ def test_reads_and_writes_mixed_move_the_h200s_bandwidth(mix, dtype, ilp, persis
     assert gbps == pytest.approx(hw["ncu_gbps"], rel=0.10)
 
 
+_STORE_PATHS = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "store_paths_hw.json")
+                          .read_text())
+
+
+def test_random_whole_sectors_are_written_at_the_h200s_rate_of_rows_opened_for_writes(tmp_path):
+    """benchmarks/store_paths_hw.py's rand_sector (the source the H200 ran): whole 32-byte sectors written at
+    random into 1 GiB, each in a row of its own; the marginal rate of 1M -> 2M sectors (32 -> 64 MB, past
+    what L2 keeps dirty) against the H200's 8.4M at 64 warps an SM. Rows opened for writes cost
+    write_activation_cost of the device's activations: at 1 (as reads) smsim would write 38% faster."""
+    import importlib.util
+
+    from benchmarks import store_paths_hw as P
+    path = tmp_path / "store_paths_kernels.py"
+    path.write_text("from smsim import cuda\n" + P.kernel_source("rand_sector").replace("def k(", "@cuda.jit\ndef k("))
+    spec = importlib.util.spec_from_file_location("store_paths_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out, inp = np.zeros(P.WORDS, np.float32), np.ones(1, np.float32)
+    ns = []
+    threads = (1 << 23, 1 << 24)
+    for n in threads:
+        res = smsim.launch(mod.k, (n // P.THREADS,), (P.THREADS,), (out, inp, n, np.float32(2.0)), config="h200",
+                           complete=False)
+        ns.append(res.metrics["gpu__time_duration.sum"])
+    rate = (threads[1] - threads[0]) / 8 / (ns[1] - ns[0])          # sectors a ns
+    hw = next(r for r in _STORE_PATHS["rows"] if r["pattern"] == "rand_sector" and r["warps_per_sm"] == 64)
+    assert rate == pytest.approx(hw["n"] / 8 / hw["metrics"]["gpu__time_duration.sum"], rel=0.10)
+
+
 def test_latency_hiding_bandwidth_rises_and_saturates_with_long_scoreboard_at_low_occupancy():
     rows = [r for r in HW["occupancy_full_gpu"] if r["ilp"] == 1]
     got = []

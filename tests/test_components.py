@@ -122,6 +122,29 @@ def test_dram_rows_the_device_opens_are_limited_by_its_activation_rate():
     assert _dram().acts is None                   # tiny: no limit
 
 
+def test_dram_a_row_a_write_opens_takes_write_activation_cost_activations_and_the_write_waits_for_it():
+    # tiny rows (1024 B), 32 B/cycle; activations 0.5 a cycle over 2 busy SMs (0.25 this SM's), a write's 2
+    spec = dataclasses.replace(TINY.dram, loaded_latency_cycles=0, activations_per_cycle=0.5,
+                               write_activation_cost=2.0)
+    d = Dram(spec, BandwidthQueue(32.0), 32, busy=2)
+    assert d.write(_sectors(0), 0.0) == pytest.approx(8.0)     # its row takes 2 / 0.25 cycles to open
+    assert d.write(_sectors(1), 1.0) == pytest.approx(1.0)     # the row is open: the bus starts on it at once
+    assert d.write(_sectors(64), 2.0) == pytest.approx(16.0)   # another row: behind the first one's 8
+    assert d.read(_sectors(128), 3.0) == pytest.approx(20 + 50)   # a read's row: one activation, 4 cycles
+    # data a read completes (back at 300): HBM starts on it then, not before; its row, last touched at
+    # 3, is closed by then (open 50 cycles) and takes its two activations
+    assert d.write(_sectors(129), 4.0, ready=300.0) == pytest.approx(300.0)
+    assert d.acts.free == pytest.approx(28.0)
+    # a read of that row enqueued after it, in between, does not wait for the write: the row it opened at
+    # 3 was open then (a row hit; the bus behind the writes, 3.5 cycles)
+    assert d.read(_sectors(130), 5.0) == pytest.approx(20 + 50)
+    plain = _dram(activations_per_cycle=0.5)
+    plain.write(_sectors(0), 0.0)
+    assert plain.acts.free == pytest.approx(2.0)            # cost 1 (the default): as a read's
+    with pytest.raises(ConfigError, match="dram.write_activation_cost"):
+        load("tiny", {"dram.write_activation_cost": -1})
+
+
 def test_dram_read_is_queue_done_plus_row_hit_or_miss_latency():
     # tiny: latency 50 (row miss), row hit 20, rows of 1024 B = 32 sectors, open for 50 cycles; 32 B/cycle
     d = _dram()
@@ -1215,6 +1238,22 @@ def test_a_store_that_writes_back_waits_until_hbm_takes_what_it_evicts():
     through = L2(TINY.l2, 1024, BandwidthQueue(64.0), _dram(rate=1.0), seed=0)   # written through: every store
     assert through.write(_sectors(0), 0.0) == pytest.approx(0.5 + 20)
     assert through.write(_sectors(4), 1.0) == pytest.approx(32.5 + 20)    # behind the first one (0.5..32.5)
+
+
+def test_a_line_written_in_part_leaves_only_once_the_read_that_completes_it_is_back():
+    from smsim.mem.l2_write_back import WriteBackL2
+    hbm = _dram()                                    # tiny: row miss 50 cycles; 32 B a cycle
+    l2 = WriteBackL2(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)   # one set of 8 lines of 4 sectors
+    full, half = np.array([32]), np.array([16])
+    l2.write(_sectors(0), 0.0, half)                 # line 0: half a sector, owed a read when it leaves
+    for line in range(1, 8):
+        l2.write(_sectors(4 * line), 1.0 + line, full)
+    # a 9th line evicts line 0: its sector is read (bus 100..101, a row miss: back at 151), then written;
+    # the store that evicted it waits for that, and its L2 hit latency (20)
+    assert l2.write(_sectors(32), 100.0, full) == pytest.approx(151 + 20)
+    assert hbm.bytes_read == 32 and hbm.bytes_write == 32
+    # a line written whole leaves at once: line 1's write starts on the bus, not held by any read
+    assert l2.write(_sectors(36), 200.0, full) == pytest.approx(200.5 + 20)
 
 
 def test_write_back_l2_writes_back_lines_with_partial_sectors_past_partial_bytes():

@@ -21,7 +21,11 @@ the cycle it starts). Reads wait behind writes: the memory controller drains
 its writes in idle gaps while the bus is quiet, and in forced batches of ``write_drain_cycles`` while it is
 busy, reads to those banks waiting; a read takes half a drain more, times the recent write utilization,
 times the recent utilization. A row serves row hits only once its activation is done: an access right
-behind the one that opened its row comes back no sooner than that one. HBM moves
+behind the one that opened its row comes back no sooner than that one. A row opened for a write takes
+``write_activation_cost`` activations (its bank stays busy for the write's recovery before the row can
+close: on an H200, whole sectors written at random open 15.2 rows a cycle where reads open 21.0,
+``docs/hardware/store_paths_hw.md``), and a write starts once its rows are open and, when a read completes
+its data (a sector written in part), once that read is back. HBM moves
 ``access_bytes`` at a time: L2 asks for every sector of the accesses its read misses fall in
 (:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector reads 64 bytes on an H200; a lone sector
 written back, or read to complete a partial write, is counted as its 32 bytes (as Nsight counts them:
@@ -81,7 +85,7 @@ class Dram:
         loaded = spec.loaded_latency_cycles * self._load(t, bus)
         if spec.write_drain_cycles:     # a forced write drain under way: half of one, on average
             loaded += 0.5 * spec.write_drain_cycles * min(self.writing, 1.0) * min(self.utilization, 1.0)
-        return self._arrive(sectors, t, start, done) + loaded
+        return self._arrive(sectors, t, start, done)[1] + loaded
 
     def slowest_sm_lag(self, busy: int) -> float:
         """How much later than this (mean) SM the slowest of ``busy`` SMs ends, when each ends on a memory
@@ -95,41 +99,53 @@ class Dram:
         """Cycle at which ``sectors``, which another SM asked for at ``t``, arrive: the latency of a read (its
         rows open or not, as this SM's accesses left them; it leaves them open), loaded as this SM's share is
         now, with no bytes, bandwidth, row counts or activations of this SM's."""
-        return self._arrive(sectors, t, t, t, count=False, activate=False) + \
+        return self._arrive(sectors, t, t, t, count=False, activate=False)[1] + \
             self.spec.loaded_latency_cycles * min(self._decayed(t), 1.0)
 
-    def write(self, sectors: np.ndarray, t: float) -> float:
-        """Write ``sectors`` at ``t``: bandwidth and row state; the cycle the bus starts on them (until then
-        L2 holds them)."""
+    def write(self, sectors: np.ndarray, t: float, ready: float | None = None) -> float:
+        """Write ``sectors`` at ``t`` (``ready``: the cycle their data is complete, when a read completes
+        them): bandwidth and row state; the cycle HBM starts on them (until then L2 holds them), no sooner
+        than the data is ready and the rows they found closed are open. Such a row takes
+        ``write_activation_cost`` of the device's activations: a bank a write opened stays busy for its write
+        recovery before it can close."""
+        spec = self.spec
         self.bytes_write += len(sectors) * self.sector_bytes
-        bus = self._bus_bytes(sectors) * (1.0 + self.spec.write_turnaround)
+        bus = self._bus_bytes(sectors) * (1.0 + spec.write_turnaround)
         start, _ = self.queue.transfer(t, bus)
-        self._arrive(sectors, t, start, start)
+        later = ready is not None and ready > start
+        if later:
+            start = ready
+        begins, _ = self._arrive(sectors, t, start, start, weight=spec.write_activation_cost, serves=not later)
         self._load(t, bus)
-        self.writing += bus / self.queue.rate / self.spec.utilization_window_cycles
-        return start
+        self.writing += bus / self.queue.rate / spec.utilization_window_cycles
+        return begins
 
     def _arrive(self, sectors: np.ndarray, t: float, start: float, done: float, count: bool = True,
-                activate: bool = True) -> float:
-        """When an access to ``sectors`` (asked at ``t``, on the bus from ``start`` to ``done``) has its data:
-        if every row it touches is open, a row hit's latency after ``done``, but not before the rows'
-        activations are done (an access right behind the one that opens its row comes back after that one);
-        else a row miss's latency after the rows it found closed have opened (``activate``: at the device's
-        activation rate, :meth:`_activate`), from when they serve row hits."""
+                activate: bool = True, weight: float = 1.0, serves: bool = True) -> tuple:
+        """``(when the rows an access to sectors (asked at t, on the bus from start to done) touches are
+        open, when it has its data)``: if every row it touches is open, ``start``, and its data a row hit's
+        latency after ``done``, but not before the rows' activations are done (an access right behind the
+        one that opens its row comes back after that one); else when the rows it found closed have opened
+        (``activate``: at the device's activation rate, each taking ``weight`` activations,
+        :meth:`_activate`), its data a row miss's latency after that, from when they serve row hits
+        (``serves``; not an access later than those enqueued after it, a write waiting for the read that
+        completes it: those do not wait for it)."""
         spec = self.spec
         closed, ready = self._rows(sectors, start, count)
         if not closed:
-            return (done if done > ready else ready) + spec.row_hit_latency_cycles
-        at = self._activate(t, done, len(closed)) if activate else done
-        active = self.active
-        serves = at + spec.latency_cycles - spec.row_hit_latency_cycles
-        for row in closed:
-            active[row] = serves
-        return at + spec.latency_cycles
+            return start, (done if done > ready else ready) + spec.row_hit_latency_cycles
+        at = self._activate(t, done, len(closed) * weight) if activate else done
+        if serves:
+            active = self.active
+            hits_from = at + spec.latency_cycles - spec.row_hit_latency_cycles
+            for row in closed:
+                active[row] = hits_from
+        return at, at + spec.latency_cycles
 
-    def _activate(self, t: float, done: float, opened: int) -> float:
-        """The ``opened`` rows an access found closed take their turn among the device's activations from
-        ``t``: when its data can have moved (``done``, or later if activations are the bottleneck)."""
+    def _activate(self, t: float, done: float, opened: float) -> float:
+        """The ``opened`` activations (rows an access found closed, each weighted) take their turn among the
+        device's from ``t``: when its data can have moved (``done``, or later if activations are the
+        bottleneck)."""
         if self.acts is None:
             return done
         _, act = self.acts.transfer(t, opened)

@@ -9,7 +9,8 @@ written in part are dirty and its line is the oldest holding one, the line's dir
 (``dram__bytes_write``, each written byte holding HBM's bus ``1 + dram.write_turnaround`` times as long as a
 read one); one that was only written in part is first read from DRAM, the sector alone, to complete it
 (HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32 bytes per partly written
-sector, 73.5 MB for 8 MB of input). What is still dirty when the kernel ends is not written during the kernel,
+sector, 73.5 MB for 8 MB of input), and written once that read is back (L2 has the store that evicted it
+only then). What is still dirty when the kernel ends is not written during the kernel,
 as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on an H200; a test-size one, none). Everything
 else (reads, atomics, the slices' merging of partial writes, the DRAM access granularity) is
 :class:`smsim.mem.l2.L2`'s.
@@ -113,10 +114,11 @@ class WriteBackL2(L2):
             self.partial_lines.pop(line, None)
             partial = np.array([line * spl + k for k, b in sectors_written.items() if b < sb], np.int64)
             self.n_part -= len(partial)
+            got = None
             if len(partial):
                 self.completed += len(partial)
-                self.dram.read(partial, t)
-            start = self.dram.write(np.array([line * spl + k for k in sectors_written], np.int64), t)
+                got = self.dram.read(partial, t)
+            start = self.dram.write(np.array([line * spl + k for k in sectors_written], np.int64), t, got)
             sent = max(sent, start)
             self.written_back += len(sectors_written)
         return sent
