@@ -109,6 +109,7 @@ class L1Spec:
     data_bytes_per_cycle: int         # return bandwidth to the registers
     lsu_queue: int                    # global/local instructions queued per SM before lg_throttle
     model: str = "sectored"           # a name in smsim.registry.L1_MODELS
+    reduction_credits: int = 0        # reduction operations an SM has sent to L2 and L2 not yet performed (0: any)
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,7 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "dirty_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles", "write_turnaround",
            "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles", "read_lines_per_cycle",
-           "activations_per_cycle"}
+           "activations_per_cycle", "reduction_credits"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

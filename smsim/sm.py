@@ -471,7 +471,7 @@ class SM:
                     self.l2_red_done = done
             elif done > self.l2_done:
                 self.l2_done = done
-            sent = self.l1.tag_free
+            sent = self.l1.sent
             if kind == "st":                      # its data crosses the stage shared memory's wavefronts take
                 self.storing.add((w.block.index, w.index))
                 sent = max(sent, self.shared.store_data(nlines, t))

@@ -497,6 +497,27 @@ def test_l1_lsu_queue_space_and_tag_stage_cycles_per_line():
     assert [call[2] for call in l2.calls] == [4.0, 8.0, 12.0]
 
 
+def test_l1_reductions_leave_the_sm_once_few_enough_are_in_flight_beside_the_tag_stage():
+    l1, l2 = _l1(reduction_credits=40)
+    ops = np.array([32])
+    # 32 operations: tag 0..1, out at 1; FakeL2 performs them at 1 + 8 + 50 + 32 = 91
+    assert l1.access("red", "global", _sectors(0), 1, True, ops, 0.0) == 91
+    assert l1.sent == 1
+    # 32 more would make 64 in flight: this one leaves once the first is performed, at 91
+    assert l1.access("red", "global", _sectors(4), 1, True, ops, 2.0) == 91 + 8 + 50 + 32
+    assert l1.sent == 91 and l1.tag_free == 3         # the tag stage goes on with other requests
+    assert _ld(l1, [8], 3.0) == 3 + 1 + 8 + 100 + 1   # a load right behind it is not held
+    assert l1.sent == 4
+    # an atomic whose result is read takes no credits: it leaves at once
+    assert l1.access("atom", "global", _sectors(12), 1, True, ops, 10.0) == 11 + 8 + 50 + 32
+    assert l1.sent == 11
+    free, _ = _l1()                                   # tiny: 0, no limit
+    free.access("red", "global", _sectors(0), 1, True, ops, 0.0)
+    assert free.access("red", "global", _sectors(4), 1, True, ops, 2.0) == 3 + 8 + 50 + 32 and free.sent == 3
+    with pytest.raises(ConfigError, match="l1.reduction_credits"):
+        load("tiny", {"l1.reduction_credits": -1})
+
+
 def test_l1_cg_bypass_stores_write_through_atomics_and_local_counts():
     l1, l2 = _l1()
     assert _ld(l1, [0, 1, 2, 3], 0.0, bypass=True) == 110         # as a miss, but nothing allocated

@@ -9,7 +9,10 @@ up in the sectored cache (:class:`smsim.fast.cache.SectorCache`, size from the c
 merges with it; misses each need an MSHR (``mshrs`` outstanding sectors; none free: the tag stage waits
 for the earliest fill to return, and the queue behind it fills up) and go to L2, and the line is allocated
 with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. Stores write through to L2
-without allocating. The data returns over the L1's ``data_bytes_per_cycle`` path, at a cycle boundary;
+without allocating. A reduction (an atomic whose result nobody reads) leaves the SM once no more than
+``reduction_credits`` operations of this SM's are in flight to L2 with it: it waits for L2 to perform
+earlier ones, beside the tag stage (which goes on with other requests), and its warp, done, waits for it
+to leave (``drain``). The data returns over the L1's ``data_bytes_per_cycle`` path, at a cycle boundary;
 then the request's registers are ready and its MSHRs are free.
 
 Every stage here is a first-come first-served server whose timing depends only on the requests before
@@ -53,8 +56,9 @@ class L1:
         self.data = data
         self.waiting: deque = deque()     # tag-stage start cycles of queued requests (non-decreasing)
         self.tag_free = 0.0               # cycle the tag stage can take the next request
-        self.mshr_used = 0
-        self.fills: list = []             # heap of (cycle, MSHRs) that fills in flight will free
+        self.mshrs = Pool(spec.mshrs)     # missed sectors in flight, freed when their fill is back
+        self.sent = 0.0                   # cycle the last request submitted leaves the SM
+        self.reductions = Pool(spec.reduction_credits)    # reduction operations L2 has not performed yet
         self.counts = {k: 0 for k in ("requests_ld", "sectors_ld", "requests_st", "sectors_st", "hit_ld", "miss_ld",
                                       "requests_local", "sectors_local", "requests_atom", "sectors_atom",
                                       "requests_red", "sectors_red")}
@@ -77,13 +81,19 @@ class L1:
         if start > t:
             self.waiting.append(start)
         tend = start + max(1, -(-lines // spec.tag_lookups_per_cycle))
-        self.tag_free = tend
+        self.tag_free = self.sent = tend
         if kind == "st":
             return math.ceil(self.l2.write(sectors, tend, ops))
         if kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
-            return math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector, kind == "red",
+            credits = kind == "red" and spec.reduction_credits > 0
+            if credits:                   # it waits beside the tag stage for L2 to perform earlier ones
+                self.sent = tend = self.reductions.take(int(per_sector.sum()), tend)
+            done = math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector, kind == "red",
                                             words, floating))
+            if credits:
+                self.reductions.free_at(done, int(per_sector.sum()))
+            return done
         return self._load(space, sectors, bypass, tend, t)
 
     def metrics(self, cycles: float) -> dict:
@@ -129,7 +139,7 @@ class L1:
             self.counts["hit_ld"] += hits + pending
             self.counts["miss_ld"] += need
         if need:
-            t = self._mshrs(need, t)
+            t = self.mshrs.take(need, t)
             self.tag_free = t             # the tag stage waited for them
         back = t + spec.hit_latency_cycles
         arrive = back if latest < back else latest       # hits: back; pending fills: when they land
@@ -143,17 +153,31 @@ class L1:
         _, done = self.data.transfer(arrive, n * spec.sector_bytes, now)
         done = math.ceil(done)            # results reach the scoreboard at a cycle boundary
         if need:
-            heapq.heappush(self.fills, (done, need))
+            self.mshrs.free_at(done, need)
         return done
 
-    def _mshrs(self, need: int, t: float) -> float:
-        """Take ``need`` MSHRs at ``t``, waiting for fills to return while too few are free: the cycle."""
-        fills, limit = self.fills, self.spec.mshrs
-        while fills and fills[0][0] <= t:
-            self.mshr_used -= heapq.heappop(fills)[1]
-        while self.mshr_used and self.mshr_used + need > limit:
-            t_free, n = heapq.heappop(fills)
+
+class Pool:
+    """``limit`` units (MSHRs, reduction credits) that requests take and hold until a known cycle: a heap of
+    ``(cycle, units)`` they free at."""
+
+    def __init__(self, limit: int):
+        self.limit, self.used = limit, 0
+        self.freeing: list = []
+
+    def take(self, need: int, t: float) -> float:
+        """Take ``need`` units at ``t``, waiting for held ones to free while too few are (one request alone may
+        take more than ``limit``): the cycle."""
+        freeing = self.freeing
+        while freeing and freeing[0][0] <= t:
+            self.used -= heapq.heappop(freeing)[1]
+        while self.used and self.used + need > self.limit:
+            t_free, n = heapq.heappop(freeing)
             t = max(t, t_free)
-            self.mshr_used -= n
-        self.mshr_used += need
+            self.used -= n
+        self.used += need
         return t
+
+    def free_at(self, cycle: float, units: int) -> None:
+        """The ``units`` last taken are held until ``cycle``."""
+        heapq.heappush(self.freeing, (cycle, units))
