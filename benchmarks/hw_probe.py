@@ -13,7 +13,9 @@ import argparse
 import functools
 import json
 import pathlib
-from typing import Any, Callable
+import subprocess
+import sys
+from typing import Any, Callable, Sequence
 
 
 @functools.lru_cache(maxsize=None)
@@ -95,3 +97,34 @@ def main(doc: str, run: Callable[[str], None], argv=None) -> int:
     ap.add_argument("--out", required=True)
     run(ap.parse_args(argv).out)
     return 0
+
+
+def ncu_main(doc: str, run: Callable[[str, str], None], once: Callable[[], None], argv=None) -> int:
+    """The command line of a probe that ``ncu`` profiles in a child run of itself: ``--out FILE`` and
+    ``--ncu`` (the ncu to use; '' for none, where the probe times by events alone), then ``run(FILE,
+    ncu)``; ``--once``, the child ncu runs: ``once()``, which launches each case once."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--ncu", default="ncu", help="ncu to profile the cases with ('' for none, where the probe allows)")
+    ap.add_argument("--once", action="store_true", help="launch each case once (the child ncu profiles)")
+    args = ap.parse_args(argv)
+    if args.once:
+        once()
+    else:
+        run(args.out, args.ncu)
+    return 0
+
+
+def ncu_rows(ncu: str, script: str, metrics: Sequence[str], cases: int) -> list:
+    """Run the probe ``script`` with ``--once`` (each of its ``cases`` cases launched once) under ``ncu
+    --clock-control none``: ``metrics`` of each launch, in launch order, as numbers."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    import ncu_workloads as nw
+    cmd = [ncu, "--clock-control", "none", "--metrics", ",".join(metrics), "--csv", "--page", "raw",
+           "--print-units", "base", sys.executable, script, "--once", "--out", "-"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    rows = nw._parse_csv(p.stdout)
+    if p.returncode != 0 or len(rows) != cases:
+        raise RuntimeError(f"ncu gave {len(rows)} rows for {cases} cases (exit {p.returncode}): "
+                           f"{p.stderr[-2000:]} {p.stdout[-2000:]}")
+    return [{k: nw._number(r[k]) for k in metrics if k in r} for r in rows]

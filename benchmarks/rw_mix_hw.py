@@ -30,9 +30,7 @@ end are not in the kernel's DRAM writes).
 """
 from __future__ import annotations
 
-import argparse
 import pathlib
-import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -161,18 +159,8 @@ def once() -> None:
 
 def profile(ncu: str) -> list:
     """``ncu``'s rows of the ``--once`` run, one a case in :func:`_cases` order."""
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-    import ncu_workloads as nw
-    cmd = [ncu, "--clock-control", "none", "--metrics",
-           "gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum", "--csv", "--page", "raw",
-           "--print-units", "base", sys.executable, str(pathlib.Path(__file__).resolve()), "--once", "--out", "-"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    rows = nw._parse_csv(p.stdout)
-    if p.returncode != 0 or len(rows) != len(_cases()):
-        raise RuntimeError(f"ncu gave {len(rows)} rows for {len(_cases())} cases (exit {p.returncode}): "
-                           f"{p.stderr[-2000:]}")
-    return [{k: nw._number(r[k]) for k in ("gpu__time_duration.sum", "dram__bytes_read.sum",
-                                           "dram__bytes_write.sum")} for r in rows]
+    return hw_probe.ncu_rows(ncu, str(pathlib.Path(__file__).resolve()),
+                             ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"), len(_cases()))
 
 
 def run(out_path: str, ncu: str | None = "ncu") -> None:
@@ -211,16 +199,7 @@ def run(out_path: str, ncu: str | None = "ncu") -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--ncu", default="ncu", help="ncu to profile the cases with ('' for none)")
-    ap.add_argument("--once", action="store_true", help="launch each case once (the child ncu profiles)")
-    args = ap.parse_args(argv)
-    if args.once:
-        once()
-    else:
-        run(args.out, args.ncu or None)
-    return 0
+    return hw_probe.ncu_main(__doc__, run, once, argv)
 
 
 if __name__ == "__main__":

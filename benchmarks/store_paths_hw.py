@@ -36,9 +36,7 @@ stall reasons per issued instruction.
 """
 from __future__ import annotations
 
-import argparse
 import pathlib
-import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -122,16 +120,8 @@ def once() -> None:
 
 def profile(ncu: str) -> list:
     """``ncu``'s rows of the ``--once`` run, one a case in :func:`cases` order."""
-    import ncu_workloads as nw
     stalls = [f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio" for s in STALLS]
-    cmd = [ncu, "--clock-control", "none", "--metrics", ",".join(list(METRICS) + stalls), "--csv", "--page", "raw",
-           "--print-units", "base", sys.executable, str(pathlib.Path(__file__).resolve()), "--once", "--out", "-"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    rows = nw._parse_csv(p.stdout)
-    if p.returncode != 0 or len(rows) != len(cases()):
-        raise RuntimeError(f"ncu gave {len(rows)} rows for {len(cases())} cases (exit {p.returncode}): "
-                           f"{p.stderr[-2000:]} {p.stdout[-2000:]}")
-    return [{k: nw._number(r[k]) for k in list(METRICS) + stalls if k in r} for r in rows]
+    return hw_probe.ncu_rows(ncu, str(pathlib.Path(__file__).resolve()), list(METRICS) + stalls, len(cases()))
 
 
 def run(out_path: str, ncu: str) -> None:
@@ -152,16 +142,7 @@ def run(out_path: str, ncu: str) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--ncu", default="ncu", help="the ncu to profile the cases with")
-    ap.add_argument("--once", action="store_true", help="launch each case once (the child ncu profiles)")
-    args = ap.parse_args(argv)
-    if args.once:
-        once()
-    else:
-        run(args.out, args.ncu)
-    return 0
+    return hw_probe.ncu_main(__doc__, run, once, argv)
 
 
 if __name__ == "__main__":
