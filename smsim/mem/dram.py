@@ -128,8 +128,8 @@ class Dram:
         one that opens its row comes back after that one); else when the rows it found closed have opened
         (``activate``: at the device's activation rate, each taking ``weight`` activations,
         :meth:`_activate`), its data a row miss's latency after that, from when they serve row hits
-        (``serves``; not an access later than those enqueued after it, a write waiting for the read that
-        completes it: those do not wait for it)."""
+        (``serves``; False for a write waiting for the read that completes it: it starts after accesses
+        enqueued after it, which do not wait for it)."""
         spec = self.spec
         closed, ready = self._rows(sectors, start, count)
         if not closed:
