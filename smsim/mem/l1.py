@@ -86,13 +86,13 @@ class L1:
             return math.ceil(self.l2.write(sectors, tend, ops))
         if kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
-            credits = kind == "red" and spec.reduction_credits > 0
-            if credits:                   # it waits beside the tag stage for L2 to perform earlier ones
-                self.sent = tend = self.reductions.take(int(per_sector.sum()), tend)
+            held = int(per_sector.sum()) if kind == "red" and spec.reduction_credits > 0 else 0
+            if held:                      # it waits beside the tag stage for L2 to perform earlier ones
+                self.sent = tend = self.reductions.take(held, tend)
             done = math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector, kind == "red",
                                             words, floating))
-            if credits:
-                self.reductions.free_at(done, int(per_sector.sum()))
+            if held:
+                self.reductions.free_at(done, held)
             return done
         return self._load(space, sectors, bypass, tend, t)
 
