@@ -110,6 +110,7 @@ class L1Spec:
     lsu_queue: int                    # global/local instructions queued per SM before lg_throttle
     model: str = "sectored"           # a name in smsim.registry.L1_MODELS
     reduction_credits: int = 0        # reduction operations an SM has sent to L2 and L2 not yet performed (0: any)
+    store_credits: int = 0            # store requests (a line each) an SM has sent to L2 not yet acknowledged (0: any)
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,7 @@ class L2Spec:
                                       # "device": lines any earlier block brought, as long as the device's L2 keeps them
     usable_bytes: int = 0             # what a stream over the whole GPU can keep in L2 (0: all of size_bytes)
     read_lines_per_cycle: float = 0.0  # lines the device's L2 looks up for reads per cycle (0: no limit)
+    completions_per_cycle: float = 0.0  # lines written in part the device's L2 completes per cycle (0: no limit)
 
     @property
     def usable(self) -> int:
@@ -323,7 +325,8 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "dirty_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles", "write_turnaround",
            "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles", "read_lines_per_cycle",
-           "activations_per_cycle", "reduction_credits"}
+           "completions_per_cycle", "activations_per_cycle", "reduction_credits",
+           "store_credits"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

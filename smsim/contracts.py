@@ -49,8 +49,15 @@ class DramModel(Component, Protocol):
     access_bytes: int
     bytes_read: int
 
-    def read(self, sectors: np.ndarray, t: float) -> float:
-        """The cycle ``sectors`` requested at ``t`` arrive at L2."""
+    def read(self, sectors: np.ndarray, t: float, alone: bool = False) -> float:
+        """The cycle ``sectors`` requested at ``t`` arrive at L2 (``alone``: each sector by itself, not its
+        whole access: L2 completing a sector written in part)."""
+        ...
+
+    def clean(self, reads: np.ndarray, writes: np.ndarray, t: float, backlog: int) -> float:
+        """L2 completes ``reads`` and writes ``writes`` back from ``t`` in the background, in the cycles the
+        bus is idle, owing at most what ``backlog`` sectors' completion and write-back take: the cycle HBM
+        is ready for them (until then L2 keeps them)."""
         ...
 
     def write(self, sectors: np.ndarray, t: float, ready: float | None = None) -> float:

@@ -160,29 +160,52 @@ _STORE_PATHS = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardw
                           .read_text())
 
 
-def test_random_whole_sectors_are_written_at_the_h200s_rate_of_rows_opened_for_writes(tmp_path):
-    """benchmarks/store_paths_hw.py's rand_sector (the source the H200 ran): whole 32-byte sectors written at
-    random into 1 GiB, each in a row of its own; the marginal rate of 1M -> 2M sectors (32 -> 64 MB, past
-    what L2 keeps dirty) against the H200's 8.4M at 64 warps an SM. Rows opened for writes cost
-    write_activation_cost of the device's activations: at 1 (as reads) smsim would write 38% faster."""
+def _store_paths_kernel(tmp_path, pattern: str):
+    """benchmarks/store_paths_hw.py's kernel of ``pattern`` (the source the H200 ran), for smsim."""
     import importlib.util
 
     from benchmarks import store_paths_hw as P
-    path = tmp_path / "store_paths_kernels.py"
-    path.write_text("from smsim import cuda\n" + P.kernel_source("rand_sector").replace("def k(", "@cuda.jit\ndef k("))
-    spec = importlib.util.spec_from_file_location("store_paths_kernels", path)
+    path = tmp_path / f"store_paths_{pattern}.py"
+    path.write_text("from smsim import cuda\n" + P.kernel_source(pattern).replace("def k(", "@cuda.jit\ndef k("))
+    spec = importlib.util.spec_from_file_location(f"store_paths_{pattern}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    return mod.k
+
+
+def _store_paths_rate(kernel, threads: tuple, per_unit: int, overrides: dict | None = None) -> float:
+    """The marginal rate (units a ns, ``per_unit`` threads each) between two launches of ``threads``."""
+    from benchmarks import store_paths_hw as P
     out, inp = np.zeros(P.WORDS, np.float32), np.ones(1, np.float32)
     ns = []
-    threads = (1 << 23, 1 << 24)
     for n in threads:
-        res = smsim.launch(mod.k, (n // P.THREADS,), (P.THREADS,), (out, inp, n, np.float32(2.0)), config="h200",
-                           complete=False)
+        res = smsim.launch(kernel, (n // P.THREADS,), (P.THREADS,), (out, inp, n, np.float32(2.0)), config="h200",
+                           complete=False, overrides=overrides)
         ns.append(res.metrics["gpu__time_duration.sum"])
-    rate = (threads[1] - threads[0]) / 8 / (ns[1] - ns[0])          # sectors a ns
-    hw = next(r for r in _STORE_PATHS["rows"] if r["pattern"] == "rand_sector" and r["warps_per_sm"] == 64)
-    assert rate == pytest.approx(hw["n"] / 8 / hw["metrics"]["gpu__time_duration.sum"], rel=0.10)
+    return (threads[1] - threads[0]) / per_unit / (ns[1] - ns[0])
+
+
+def _store_paths_hw_rate(pattern: str, per_unit: int, warps: int = 64) -> float:
+    hw = next(r for r in _STORE_PATHS["rows"] if r["pattern"] == pattern and r["warps_per_sm"] == warps)
+    return hw["n"] / per_unit / hw["metrics"]["gpu__time_duration.sum"]
+
+
+def test_random_whole_sectors_are_written_at_the_h200s_rate_of_rows_opened_for_writes(tmp_path):
+    """rand_sector: whole 32-byte sectors written at random into 1 GiB, each in a row of its own; the marginal
+    rate of 1M -> 2M sectors (32 -> 64 MB, past what L2 keeps dirty) against the H200's 8.4M at 64 warps an
+    SM. Rows opened for writes cost write_activation_cost of the device's activations: at 1 (as reads)
+    smsim would write 38% faster."""
+    rate = _store_paths_rate(_store_paths_kernel(tmp_path, "rand_sector"), (1 << 23, 1 << 24), 8)
+    assert rate == pytest.approx(_store_paths_hw_rate("rand_sector", 8), rel=0.10)
+
+
+def test_lines_written_in_part_are_completed_at_the_h200s_rate(tmp_path):
+    """stride32: a word stored into every 128-byte line of 1 GiB; the marginal rate of 2M -> 4M lines (past
+    the 3 MB of partly written sectors L2 keeps, each line completed with a DRAM read and written back)
+    against the H200's 8.4M at 64 warps an SM (the same at 8: a device bound). The bus alone would let
+    smsim complete lines 2.5x as fast (l2.completions_per_cycle = 0)."""
+    rate = _store_paths_rate(_store_paths_kernel(tmp_path, "stride32"), (1 << 21, 1 << 22), 1)
+    assert rate == pytest.approx(_store_paths_hw_rate("stride32", 1), rel=0.10)
 
 
 def test_latency_hiding_bandwidth_rises_and_saturates_with_long_scoreboard_at_low_occupancy():

@@ -94,14 +94,15 @@ def test_dram_writes_hold_the_bus_longer_by_the_write_turnaround():
     assert plain.queue.free == pytest.approx(2.0)
 
 
-def test_dram_lone_sectors_hold_the_bus_for_a_whole_access_but_count_their_own_bytes():
+def test_dram_a_lone_read_sector_holds_the_bus_for_its_whole_access_a_written_or_completed_one_for_itself():
     d = _dram(access_bytes=64, write_turnaround=0.5)
-    d.write(_sectors(0, 2, 4), 0.0)                  # three sectors in three 64-byte accesses: 192 B x 1.5
-    assert d.queue.free == pytest.approx(9.0) and d.bytes_write == 96
-    d.write(_sectors(8, 9), 9.0)                     # one whole access: 64 B x 1.5 / 32 = 3 cycles
-    assert d.queue.free == pytest.approx(12.0) and d.bytes_write == 160
-    assert d.read(_sectors(200), 12.0) == pytest.approx(14 + 50)    # a lone sector: 64 B of the bus, 32 counted
-    assert d.bytes_read == 32
+    d.write(_sectors(0, 2, 4), 0.0)                  # three sectors written: 96 B x 1.5 / 32 = 4.5 cycles
+    assert d.queue.free == pytest.approx(4.5) and d.bytes_write == 96
+    assert d.read(_sectors(200), 4.5) == pytest.approx(6.5 + 50)   # a lone sector read: 64 B of the bus
+    assert d.bytes_read == 32                        # ... 32 counted, as Nsight counts them
+    # L2 completing a sector written in part reads that sector alone: 32 B, 1 cycle
+    assert d.read(_sectors(400), 6.5, alone=True) == pytest.approx(7.5 + 50)
+    assert d.bytes_read == 64
 
 
 def test_dram_rows_the_device_opens_are_limited_by_its_activation_rate():
@@ -516,6 +517,24 @@ def test_l1_reductions_leave_the_sm_once_few_enough_are_in_flight_beside_the_tag
     assert free.access("red", "global", _sectors(4), 1, True, ops, 2.0) == 3 + 8 + 50 + 32 and free.sent == 3
     with pytest.raises(ConfigError, match="l1.reduction_credits"):
         load("tiny", {"l1.reduction_credits": -1})
+
+
+def test_l1_stores_leave_the_sm_once_few_enough_line_requests_are_in_flight_beside_the_tag_stage():
+    l1, l2 = _l1(store_credits=6)
+    # 4 lines: tag 0..4, out at 4; FakeL2 has them at 4 + 30 = 34
+    assert l1.access("st", "global", _sectors(0, 4, 8, 12), 4, False, 32, 0.0) == 34
+    assert l1.sent == 4
+    # 4 more would make 8 in flight: this one leaves once L2 has the first, at 34
+    assert l1.access("st", "global", _sectors(16, 20, 24, 28), 4, False, 32, 1.0) == 34 + 30
+    assert l1.sent == 34 and l1.tag_free == 8         # the tag stage goes on with other requests
+    assert _ld(l1, [40], 8.0) == 8 + 1 + 8 + 100 + 1  # a load right behind it is not held
+    # 8 sectors of 2 lines: 2 requests fit beside the 4 still in flight (until 64): out at once
+    assert l1.access("st", "global", _sectors(*range(44, 52)), 2, False, 32, 40.0) == 42 + 30 and l1.sent == 42
+    free, _ = _l1()                                   # tiny: 0, no limit
+    free.access("st", "global", _sectors(0, 4, 8, 12), 4, False, 32, 0.0)
+    assert free.access("st", "global", _sectors(16, 20, 24, 28), 4, False, 32, 1.0) == 8 + 30 and free.sent == 8
+    with pytest.raises(ConfigError, match="l1.store_credits"):
+        load("tiny", {"l1.store_credits": -1})
 
 
 def test_l1_cg_bypass_stores_write_through_atomics_and_local_counts():
@@ -1292,6 +1311,63 @@ def test_write_back_l2_writes_back_lines_with_partial_sectors_past_partial_bytes
     l2.write(_sectors(8), 4.0, half)                 # line 2's sector now whole: one partial left
     l2.write(_sectors(16), 5.0, half)
     assert hbm.bytes_write == 32 and l2.n_part == 2
+
+
+def test_dram_moves_l2s_background_completions_in_idle_bus_cycles_and_past_the_backlog_at_once():
+    d = _dram(write_turnaround=0.5)                  # 32 B a cycle; tiny: row miss 50 cycles
+    # one sector completed (read, 32 B) and written back (32 x 1.5): 80 bus bytes owed, counted at once
+    assert d.clean(_sectors(0), _sectors(0), 0.0, backlog=100) == pytest.approx(0.0)
+    assert d.bytes_read == 32 and d.bytes_write == 32 and d.backlog == pytest.approx(80.0)
+    assert d.queue.free == 0.0                       # nothing on the bus yet
+    assert d.read(_sectors(64), 0.0) == pytest.approx(1 + 50)      # a read now is not held up by it
+    d.read(_sectors(65), 10.0)                       # the bus was idle 1..10: the 80 bytes moved in 1..3.5
+    assert d.backlog == pytest.approx(0.0) and d.queue.free == pytest.approx(11.0)
+    assert d.queue.bytes == pytest.approx(32 + 80 + 32)
+    # past the backlog allowed (2 sectors' 32 + 48), the excess takes the bus now: 4 sectors', 320 bytes
+    assert d.clean(_sectors(1, 2, 3, 4), _sectors(1, 2, 3, 4), 20.0, backlog=2) == pytest.approx(20.0)
+    assert d.backlog == pytest.approx(160.0) and d.queue.free == pytest.approx(25.0)
+    assert d.read(_sectors(200), 21.0) == pytest.approx(26 + 50)   # behind the excess (a row miss)
+
+
+def test_dram_a_completion_opens_its_row_twice_and_l2_keeps_the_line_until_it_is_open():
+    # activations 0.5 a cycle over 2 busy SMs (0.25 this SM's); a write's 2
+    spec = dataclasses.replace(TINY.dram, loaded_latency_cycles=0, activations_per_cycle=0.5,
+                               write_activation_cost=2.0)
+    d = Dram(spec, BandwidthQueue(32.0), 32, busy=2)
+    # a sector in a closed row: the read opens it (1), the write, a row miss later, again (2): 3 / 0.25
+    assert d.clean(_sectors(0), _sectors(0), 0.0, backlog=10 ** 6) == pytest.approx(12.0)
+    # a whole dirty line (no read) in another closed row: 2 more activations, behind those: 20
+    assert d.clean(_sectors(), _sectors(64, 65, 66, 67), 0.0, backlog=10 ** 6) == pytest.approx(20.0)
+
+
+def test_write_back_l2_completes_lines_at_the_devices_completion_rate_and_the_store_waits_its_turn():
+    from smsim.mem.l2_write_back import WriteBackL2
+    # one partly written sector kept; the device completes 0.5 lines a cycle for 2 busy SMs: one each 4
+    spec = dataclasses.replace(TINY.l2, partial_bytes=32 * 4, completions_per_cycle=0.5)   # 1 of 4 SMs' share
+    hbm = _dram()
+    l2 = WriteBackL2(spec, spec.size_bytes // 4, BandwidthQueue(64.0), hbm, seed=0, busy=2)
+    assert l2.partial_limit == 1 and l2.completing.rate == pytest.approx(0.25)
+    half = np.array([16])
+    assert l2.write(_sectors(0), 0.0, half) == pytest.approx(0.5 + 20)      # kept
+    # each further line pushes the oldest out: completions at 1, 5, 9 (one each 4 cycles from the first)
+    took = [l2.write(_sectors(4 * k), 1.0, half) for k in (1, 2, 3)]
+    assert took == pytest.approx([1.5 + 20, 5 + 20, 9 + 20])
+    assert l2.completed == 3 and hbm.bytes_read == 3 * 32 and hbm.bytes_write == 3 * 32
+    assert l2.metrics(100.0)["smsim.l2.partial_sectors_completed"] == 3
+
+
+def test_a_store_into_a_sector_other_sms_blocks_brought_into_l2_is_into_a_whole_sector():
+    from smsim.mem.l2_write_back import WriteBackL2
+    spec = dataclasses.replace(TINY.l2, partial_bytes=32)           # a quarter of a sector's share: 1 kept
+    hbm = _dram()
+    l2 = WriteBackL2(spec, spec.size_bytes, BandwidthQueue(64.0), hbm, seed=0)
+    l2.held_by_others(_sectors(4, 8), 0.0)         # another SM's blocks touched lines 1 and 2's sector 0
+    half = np.array([16])
+    for line in range(4):
+        l2.write(_sectors(4 * line), float(line), half)
+    # lines 0 and 3 hold sectors written in part (the older one completed); lines 1 and 2 whole sectors
+    assert l2.completed == 1 and hbm.bytes_read == 32 and l2.n_part == 1
+    assert l2.others == {}                         # this SM's share holds them now
 
 
 def test_the_shares_divide_the_usable_l2_and_a_stream_leaves_its_written_share_of_it_dirty():

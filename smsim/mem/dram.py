@@ -26,12 +26,23 @@ behind the one that opened its row comes back no sooner than that one. A row ope
 close: on an H200, whole sectors written at random open 15.2 rows a cycle where reads open 21.0,
 ``docs/hardware/store_paths_hw.md``), and a write starts once its rows are open and, when a read completes
 its data (a sector written in part), once that read is back. HBM moves
-``access_bytes`` at a time: L2 asks for every sector of the accesses its read misses fall in
-(:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector reads 64 bytes on an H200; a lone sector
-written back, or read to complete a partial write, is counted as its 32 bytes (as Nsight counts them:
-``streams.store_stride32`` writes 64.9 MB for 2.1M sectors) but holds the bus for the whole access
-(``store_stride32``, one dirty sector per 128-byte line, takes 81 us where ``store_stride8``, with the same
-2.1M sectors four to a line and the same DRAM bytes, takes 32).
+``access_bytes`` at a time for reads: L2 asks for every sector of the accesses its read misses fall in
+(:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector reads 64 bytes on an H200. A sector written
+back, or read alone to complete a partial write (``alone``), moves its 32 bytes, as Nsight counts them: the
+H200 writes one whole 32-byte sector of each 128-byte line of 1 GiB as fast as whole lines
+(``docs/hardware/store_paths_hw.md``, ``line_sector``), and ``ordinary.scale_stride16`` (two sectors of a
+line written in part, each completed and written back) runs in 20.7 us where whole accesses would hold
+the bus for 33.
+
+L2's background work (:meth:`Dram.clean`): L2 completes the sectors written in part that it keeps past
+``l2.partial_bytes`` and writes them back while no read needs the bus. Their bytes count at once (but
+what the bus has not moved when the kernel ends is not the kernel's) and the rows they find closed take
+their activations at once (twice: a row the completing read opened is closed
+again when it is back, a row-miss latency later, and the write opens it once more), but their bus time is
+moved into the cycles the bus would otherwise be idle, before the next read or write that finds it so, up
+to a backlog L2 can hold (past that, at once, in turn with the reads): ``ordinary.scale_stride2`` reads its
+input and completes every sector of its output at 3.8 TB/s in all on an H200, and is not slowed by the
+completions the way reads queued behind them would be (1.44x the H200's time so).
 
 The slowest SM (:meth:`Dram.slowest_sm_lag`): a kernel lasts until its slowest SM is done, and this model is
 one SM that behaves as the mean one. On an H200 the time of an SM's memory round trip (a DRAM read, or a
@@ -75,11 +86,15 @@ class Dram:
         self.row_hits = self.row_misses = 0
         self.utilization, self.seen = 0.0, 0.0      # recent utilization, as of cycle ``seen``
         self.writing = 0.0               # the part of it writes took, as of ``seen``
+        self.backlog = 0.0               # bus bytes of L2's background completions and write-backs not moved yet
+        self.backlog_write = 0.0         # of those, the writes' (their turnaround included)
 
-    def read(self, sectors: np.ndarray, t: float) -> float:
-        """Cycle at which ``sectors`` (global sector indices) arrive, requested at ``t``."""
+    def read(self, sectors: np.ndarray, t: float, alone: bool = False) -> float:
+        """Cycle at which ``sectors`` (global sector indices) arrive, requested at ``t`` (``alone``: each
+        sector read by itself, as L2 completing a sector written in part reads it, not its whole access)."""
         self.bytes_read += len(sectors) * self.sector_bytes
-        bus = self._bus_bytes(sectors)
+        self._idle(t)
+        bus = len(sectors) * self.sector_bytes if alone else self._bus_bytes(sectors)
         start, done = self.queue.transfer(t, bus)
         spec = self.spec
         loaded = spec.loaded_latency_cycles * self._load(t, bus)
@@ -110,7 +125,8 @@ class Dram:
         recovery before it can close."""
         spec = self.spec
         self.bytes_write += len(sectors) * self.sector_bytes
-        bus = self._bus_bytes(sectors) * (1.0 + spec.write_turnaround)
+        self._idle(t)
+        bus = len(sectors) * self.sector_bytes * (1.0 + spec.write_turnaround)
         start, _ = self.queue.transfer(t, bus)
         later = ready is not None and ready > start
         if later:
@@ -119,6 +135,51 @@ class Dram:
         self._load(t, bus)
         self.writing += bus / self.queue.rate / spec.utilization_window_cycles
         return begins
+
+    def clean(self, reads: np.ndarray, writes: np.ndarray, t: float, backlog: int) -> float:
+        """L2 completes ``reads`` (sectors written in part, each read alone) and then writes ``writes`` back,
+        from ``t``, in the background: the bytes are counted now (less, in :meth:`metrics`, what the bus has not
+        moved when the kernel ends), the rows they find closed take their
+        activations now (a row the read opens is closed again by the time the read is back, a row-miss
+        latency later, and the write opens it once more, at ``write_activation_cost``), and their bus time
+        waits for the cycles the bus would be idle (moved before the next read or write that finds it so),
+        up to what ``backlog`` sectors' completion and write-back hold the bus for: past that, the excess
+        takes its turn on the bus now. The cycle the
+        rows are open for the read, or the bus starts on that excess, whichever is later (L2 keeps the
+        sectors until then)."""
+        spec, sb = self.spec, self.sector_bytes
+        self.bytes_read += len(reads) * sb
+        self.bytes_write += len(writes) * sb
+        self._idle(t)
+        reopened = spec.write_activation_cost + (1.0 if len(reads) else 0.0)
+        begins, _ = self._arrive(np.union1d(reads, writes), t, t, t, weight=reopened, serves=False)
+        wrote = len(writes) * sb * (1.0 + spec.write_turnaround)
+        self.backlog += len(reads) * sb + wrote
+        self.backlog_write += wrote
+        most = backlog * sb * (2.0 + spec.write_turnaround)
+        if self.backlog > most:
+            start = self._move(t, self.backlog - most)
+            if start > begins:
+                begins = start
+        return begins
+
+    def _idle(self, t: float) -> None:
+        """Move background work (:meth:`clean`) in the cycles the bus is idle before ``t``."""
+        q = self.queue
+        if self.backlog > 0 and t > q.free:
+            self._move(q.free, min(self.backlog, (t - q.free) * q.rate))
+
+    def _move(self, t: float, nbytes: float) -> float:
+        """``nbytes`` of the background work take the bus from ``t`` (its reads and writes in proportion):
+        the cycle they start."""
+        q = self.queue
+        written = nbytes * self.backlog_write / self.backlog
+        start, _ = q.transfer(t, nbytes)
+        self.backlog -= nbytes
+        self.backlog_write -= written
+        self._load(t, nbytes)
+        self.writing += written / q.rate / self.spec.utilization_window_cycles
+        return start
 
     def _arrive(self, sectors: np.ndarray, t: float, start: float, done: float, count: bool = True,
                 activate: bool = True, weight: float = 1.0, serves: bool = True) -> tuple:
@@ -161,11 +222,17 @@ class Dram:
         return len(np.unique(sectors // per)) * self.access_bytes
 
     def metrics(self, cycles: float) -> dict:
-        """``dram__bytes_{read,write}.sum``, the throughput % of this SM's share, row hits and misses."""
-        return {"dram__bytes_read.sum": self.bytes_read, "dram__bytes_write.sum": self.bytes_write,
+        """``dram__bytes_{read,write}.sum``, the throughput % of this SM's share, row hits and misses. L2's
+        background work (:meth:`clean`) that the bus has not moved by ``cycles``, the kernel's end, is not the
+        kernel's (as Nsight counts it: it happens after)."""
+        self._idle(cycles)
+        late_write = self.backlog_write / (1.0 + self.spec.write_turnaround)
+        read = self.bytes_read - round(self.backlog - self.backlog_write)
+        written = self.bytes_write - round(late_write)
+        return {"dram__bytes_read.sum": read, "dram__bytes_write.sum": written,
                 "smsim.dram.row_hits": self.row_hits, "smsim.dram.row_misses": self.row_misses,
                 "dram__throughput.avg.pct_of_peak_sustained_elapsed": 100.0 * self.queue.busy / max(cycles, 1.0),
-                **level_metrics("dram", self.bytes_read + self.bytes_write, self.queue.rate)}
+                **level_metrics("dram", read + written, self.queue.rate)}
 
     def _load(self, t: float, nbytes: float) -> float:
         """Add a transfer of ``nbytes`` at ``t`` to the recent utilization; the utilization (0..1)."""

@@ -9,10 +9,14 @@ up in the sectored cache (:class:`smsim.fast.cache.SectorCache`, size from the c
 merges with it; misses each need an MSHR (``mshrs`` outstanding sectors; none free: the tag stage waits
 for the earliest fill to return, and the queue behind it fills up) and go to L2, and the line is allocated
 with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. Stores write through to L2
-without allocating. A reduction (an atomic whose result nobody reads) leaves the SM once no more than
-``reduction_credits`` operations of this SM's are in flight to L2 with it: it waits for L2 to perform
-earlier ones, beside the tag stage (which goes on with other requests), and its warp, done, waits for it
-to leave (``drain``). The data returns over the L1's ``data_bytes_per_cycle`` path, at a cycle boundary;
+without allocating. A store leaves the SM once no more than ``store_credits`` of this SM's L2 write
+requests (one a line a store touches) are in flight to L2 with its own (sent, and L2's acknowledgement of
+taking them not back): it waits for L2 to take earlier ones. A reduction (an atomic whose result nobody
+reads) likewise leaves once no more than ``reduction_credits`` operations of this SM's are in flight to L2
+with it (until L2 performs them). Both wait beside the tag stage (which goes on with other requests), and
+their warp, done, waits for them to leave (``drain``): partial stores that L2 completes slowly hold their
+warps at ``EXIT``, as on an H200. The data returns over the L1's ``data_bytes_per_cycle`` path, at a cycle
+boundary;
 then the request's registers are ready and its MSHRs are free.
 
 Every stage here is a first-come first-served server whose timing depends only on the requests before
@@ -59,6 +63,7 @@ class L1:
         self.mshrs = Pool(spec.mshrs)     # missed sectors in flight, freed when their fill is back
         self.sent = 0.0                   # cycle the last request submitted leaves the SM
         self.reductions = Pool(spec.reduction_credits)    # reduction operations L2 has not performed yet
+        self.stores = Pool(spec.store_credits)            # store requests (lines) L2 has not taken yet
         self.counts = {k: 0 for k in ("requests_ld", "sectors_ld", "requests_st", "sectors_st", "hit_ld", "miss_ld",
                                       "requests_local", "sectors_local", "requests_atom", "sectors_atom",
                                       "requests_red", "sectors_red")}
@@ -83,7 +88,13 @@ class L1:
         tend = start + max(1, -(-lines // spec.tag_lookups_per_cycle))
         self.tag_free = self.sent = tend
         if kind == "st":
-            return math.ceil(self.l2.write(sectors, tend, ops))
+            held = lines if spec.store_credits > 0 else 0
+            if held:                      # it waits beside the tag stage for L2 to take earlier ones
+                self.sent = tend = self.stores.take(held, tend)
+            done = math.ceil(self.l2.write(sectors, tend, ops))
+            if held:
+                self.stores.free_at(done, held)
+            return done
         if kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
             held = int(per_sector.sum()) if kind == "red" and spec.reduction_credits > 0 else 0

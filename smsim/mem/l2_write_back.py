@@ -2,18 +2,24 @@
 
 Life of a store: L1 writes a store's sectors through to L2 (:meth:`WriteBackL2.write`), which allocates them
 as the write-through model does, but writes nothing to DRAM: each sector becomes dirty, with the bytes written
-into it so far (a sector L2 already held is complete, whatever the store covers). Life of a dirty sector: when
-a fill (a read miss, a store, an atomic) evicts its line, or when more than ``l2.dirty_bytes`` (this SM's
-share; 0: no limit) are dirty and its line is the oldest dirtied, or more than ``l2.partial_bytes`` of sectors
-written in part are dirty and its line is the oldest holding one, the line's dirty sectors are written to DRAM
-(``dram__bytes_write``, each written byte holding HBM's bus ``1 + dram.write_turnaround`` times as long as a
-read one); one that was only written in part is first read from DRAM, the sector alone, to complete it
-(HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32 bytes per partly written
-sector, 73.5 MB for 8 MB of input), and written once that read is back (L2 has the store that evicted it
-only then). What is still dirty when the kernel ends is not written during the kernel,
-as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on an H200; a test-size one, none). Everything
-else (reads, atomics, the slices' merging of partial writes, the DRAM access granularity) is
-:class:`smsim.mem.l2.L2`'s.
+into it so far (a sector L2 already held is complete, whatever the store covers; so is one other SMs' blocks
+touched, which the device's L2 holds, once this SM's share has had to complete sectors: the device's have been
+completed too). Life of a dirty sector: when a fill (a read miss, a store, an atomic) evicts its line, or when
+more than ``l2.dirty_bytes`` (this SM's share; 0: no limit) are dirty and its line is the oldest dirtied, the
+line's dirty sectors are written to DRAM (``dram__bytes_write``, each written byte holding HBM's bus
+``1 + dram.write_turnaround`` times as long as a read one), and the store that pushed them out waits until
+HBM starts on them; one that was only written in part is first read from DRAM, the sector alone, to complete
+it (HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32 bytes per partly written
+sector, 73.5 MB for 8 MB of input), and written once that read is back. L2 keeps ``l2.partial_bytes`` of
+sectors written in part (this SM's share; the H200 about 3 MB); past that, the oldest line holding one is
+completed and written back in the background (:meth:`smsim.mem.dram.Dram.clean`: in the cycles HBM's bus is
+idle), each line at its turn among the device's completions (``l2.completions_per_cycle``, 13.5 lines a
+cycle on an H200 whatever the warps: a word stored in every line of 1 GiB runs at that rate where the bus
+would allow 31), and the store that pushed it out waits for that turn and for the rows to open: partial
+stores hold their warps at ``EXIT`` (``drain``) while L2 frees room for them. What is still dirty when the
+kernel ends is not written during the kernel, as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on
+an H200; a test-size one, none). Everything else (reads, atomics, the slices' merging of partial writes, the
+DRAM access granularity) is :class:`smsim.mem.l2.L2`'s.
 """
 from __future__ import annotations
 
@@ -41,6 +47,8 @@ class WriteBackL2(L2):
         self.completed = 0                # of those, read from DRAM first (written in part)
         self.partial_lines: dict = {}     # dirty lines holding sectors written in part, oldest first
         self.n_part = 0                   # such sectors (at most partial_limit, L2's: l2.partial_bytes)
+        #: the device's completions of lines written in part, shared by the ``busy`` SMs alike (None: no limit)
+        self.completing = BandwidthQueue(spec.completions_per_cycle / busy) if spec.completions_per_cycle else None
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each); the cycle L2 has
@@ -53,10 +61,15 @@ class WriteBackL2(L2):
             written = np.full(len(sectors), sb, np.int64)
         self.partial_writes += int((written < sb).sum())
         held = self.cache.contains(sectors)
+        theirs = held
+        if self.others:
+            theirs = self._theirs(sectors) | held
+            if self.completed:
+                held = theirs
         merged = self._merge_partial(sectors, written, held, done)
         sent = self._fill(sectors, done, t)
         spl = self.cache.sectors_per_line
-        for s, w, h in zip(sectors.tolist(), written.tolist(), held.tolist()):
+        for s, w, h in zip(sectors.tolist(), written.tolist(), theirs.tolist()):
             ln, k = divmod(s, spl)
             line = self.dirty.setdefault(ln, {})
             was = line.get(k)
@@ -71,6 +84,12 @@ class WriteBackL2(L2):
             sent = max(sent, self._clean(t))
         return max(done, merged, sent) + spec.hit_latency_cycles
 
+    def _theirs(self, sectors: np.ndarray) -> np.ndarray:
+        """Which of ``sectors`` other SMs' blocks touched before (:meth:`held_by_others`), which this SM's
+        share of L2 holds from now on."""
+        others = self.others
+        return np.fromiter((others.pop(s, None) is not None for s in sectors.tolist()), bool, len(sectors))
+
     def _held_in_part(self, sectors: np.ndarray) -> np.ndarray:
         """Which of ``sectors`` are dirty with only the bytes stores wrote into them so far."""
         dirty, spl, sb = self.dirty, self.cache.sectors_per_line, self.spec.sector_bytes
@@ -83,16 +102,36 @@ class WriteBackL2(L2):
         those are dirty, then the oldest dirty lines until no more than ``dirty_bytes`` (this SM's shares):
         the cycle HBM starts on the last of them."""
         sent = t
+        sb = self.spec.sector_bytes
         while self.n_part > self.partial_limit:
             oldest = next(iter(self.partial_lines))
-            if oldest in self.dirty:
-                sent = max(sent, self._write_back(np.array([oldest], np.int64), t))
-            else:
+            if any(b < sb for b in self.dirty.get(oldest, {}).values()):
+                sent = max(sent, self._complete(oldest, t))
+            else:                         # written back, or whole by now: no longer in part
                 del self.partial_lines[oldest]
         while self.n_dirty > self.dirty_limit:
             oldest = next(iter(self.dirty))
             sent = max(sent, self._write_back(np.array([oldest], np.int64), t))
         return sent
+
+    def _complete(self, line: int, t: float) -> float:
+        """Complete ``line``'s sectors written in part and write its dirty sectors back, in the background
+        (:meth:`smsim.mem.dram.Dram.clean`), the line's turn at the device's completions
+        (``completions_per_cycle``) from ``t``: the cycle that turn comes, or HBM's rows or bus are ready
+        for it, whichever is later (until then L2 keeps the line: a store that put it past
+        ``partial_bytes`` waits)."""
+        sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
+        sectors_written = self.dirty.pop(line)
+        self.partial_lines.pop(line, None)
+        self.n_dirty -= len(sectors_written)
+        partial = np.array([line * spl + k for k, b in sectors_written.items() if b < sb], np.int64)
+        self.n_part -= len(partial)
+        self.completed += len(partial)
+        self.written_back += len(sectors_written)
+        turn = self.completing.transfer(t, 1)[0] if self.completing is not None and len(partial) else t
+        begins = self.dram.clean(partial, np.array([line * spl + k for k in sectors_written], np.int64), t,
+                                 self.partial_limit)
+        return max(turn, begins)
 
     def _fill(self, sectors: np.ndarray, ready: float, now: float) -> float:
         """Allocate ``sectors``, writing back the dirty lines they evict: the cycle HBM starts on those."""
@@ -117,7 +156,7 @@ class WriteBackL2(L2):
             got = None
             if len(partial):
                 self.completed += len(partial)
-                got = self.dram.read(partial, t)
+                got = self.dram.read(partial, t, alone=True)
             start = self.dram.write(np.array([line * spl + k for k in sectors_written], np.int64), t, got)
             sent = max(sent, start)
             self.written_back += len(sectors_written)
