@@ -173,15 +173,17 @@ def _store_paths_kernel(tmp_path, pattern: str):
     return mod.k
 
 
-def _store_paths_rate(kernel, threads: tuple, per_unit: int, overrides: dict | None = None) -> float:
-    """The marginal rate (units a ns, ``per_unit`` threads each) between two launches of ``threads``."""
+def _store_paths_launch(kernel, n: int, warps: int = 64):
+    """``kernel`` over ``n`` threads as store_paths_hw.py launches it, ``warps`` resident an SM."""
     from benchmarks import store_paths_hw as P
     out, inp = np.zeros(P.WORDS, np.float32), np.ones(1, np.float32)
-    ns = []
-    for n in threads:
-        res = smsim.launch(kernel, (n // P.THREADS,), (P.THREADS,), (out, inp, n, np.float32(2.0)), config="h200",
-                           complete=False, overrides=overrides)
-        ns.append(res.metrics["gpu__time_duration.sum"])
+    return smsim.launch(kernel, (n // P.THREADS,), (P.THREADS,), (out, inp, n, np.float32(2.0)), config="h200",
+                        shared_bytes=P.shared_bytes(warps), complete=False)
+
+
+def _store_paths_rate(kernel, threads: tuple, per_unit: int) -> float:
+    """The marginal rate (units a ns, ``per_unit`` threads each) between two launches of ``threads``."""
+    ns = [_store_paths_launch(kernel, n).metrics["gpu__time_duration.sum"] for n in threads]
     return (threads[1] - threads[0]) / per_unit / (ns[1] - ns[0])
 
 
@@ -206,6 +208,18 @@ def test_lines_written_in_part_are_completed_at_the_h200s_rate(tmp_path):
     smsim complete lines 2.5x as fast (l2.completions_per_cycle = 0)."""
     rate = _store_paths_rate(_store_paths_kernel(tmp_path, "stride32"), (1 << 21, 1 << 22), 1)
     assert rate == pytest.approx(_store_paths_hw_rate("stride32", 1), rel=0.10)
+
+
+def test_warps_whose_stores_l2_completes_slowly_wait_at_exit_as_on_the_h200(tmp_path):
+    """stride32 at 8 warps an SM, all 8.4M lines: the H200's warps drain 42.9 warp-cycles per issued
+    instruction after EXIT, waiting for L2 to take their stores (l1.store_credits; with no limit, 5.9)."""
+    from benchmarks import store_paths_hw as P
+    res = _store_paths_launch(_store_paths_kernel(tmp_path, "stride32"), P.PATTERNS["stride32"][3], warps=8)
+    hw = next(r for r in _STORE_PATHS["rows"] if r["pattern"] == "stride32" and r["warps_per_sm"] == 8)
+    stalls = res.stalls_per_instruction()
+    assert max(stalls, key=stalls.get) == "drain"
+    assert stalls["drain"] == pytest.approx(
+        hw["metrics"]["smsp__average_warps_issue_stalled_drain_per_issue_active.ratio"], rel=0.15)
 
 
 def test_latency_hiding_bandwidth_rises_and_saturates_with_long_scoreboard_at_low_occupancy():

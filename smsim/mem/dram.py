@@ -35,14 +35,14 @@ line written in part, each completed and written back) runs in 20.7 us where who
 the bus for 33.
 
 L2's background work (:meth:`Dram.clean`): L2 completes the sectors written in part that it keeps past
-``l2.partial_bytes`` and writes them back while no read needs the bus. Their bytes count at once (but
-what the bus has not moved when the kernel ends is not the kernel's) and the rows they find closed take
-their activations at once (twice: a row the completing read opened is closed
-again when it is back, a row-miss latency later, and the write opens it once more), but their bus time is
-moved into the cycles the bus would otherwise be idle, before the next read or write that finds it so, up
-to a backlog L2 can hold (past that, at once, in turn with the reads): ``ordinary.scale_stride2`` reads its
-input and completes every sector of its output at 3.8 TB/s in all on an H200, and is not slowed by the
-completions the way reads queued behind them would be (1.44x the H200's time so).
+``l2.partial_bytes`` and writes them back while no read needs the bus. Their bytes count at once (but what
+the bus has not moved when the kernel ends is not the kernel's) and the rows they find closed take their
+activations at once (twice: a row the completing read opened is closed again when it is back, a row-miss
+latency later, and the write opens it once more), but their bus time is moved into the cycles the bus would
+otherwise be idle, before the next read or write that finds it so, up to a backlog L2 can hold (past that,
+at once, in turn with the reads): ``ordinary.scale_stride2`` reads its input and completes every sector of
+its output at 3.8 TB/s in all on an H200, and is not slowed by the completions the way reads queued behind
+them would be (1.44x the H200's time so).
 
 The slowest SM (:meth:`Dram.slowest_sm_lag`): a kernel lasts until its slowest SM is done, and this model is
 one SM that behaves as the mean one. On an H200 the time of an SM's memory round trip (a DRAM read, or a
@@ -138,15 +138,14 @@ class Dram:
 
     def clean(self, reads: np.ndarray, writes: np.ndarray, t: float, backlog: int) -> float:
         """L2 completes ``reads`` (sectors written in part, each read alone) and then writes ``writes`` back,
-        from ``t``, in the background: the bytes are counted now (less, in :meth:`metrics`, what the bus has not
-        moved when the kernel ends), the rows they find closed take their
-        activations now (a row the read opens is closed again by the time the read is back, a row-miss
-        latency later, and the write opens it once more, at ``write_activation_cost``), and their bus time
-        waits for the cycles the bus would be idle (moved before the next read or write that finds it so),
-        up to what ``backlog`` sectors' completion and write-back hold the bus for: past that, the excess
-        takes its turn on the bus now. The cycle the
-        rows are open for the read, or the bus starts on that excess, whichever is later (L2 keeps the
-        sectors until then)."""
+        from ``t``, in the background: the bytes are counted now (less, in :meth:`metrics`, what the bus has
+        not moved when the kernel ends), the rows they find closed take their activations now (a row the read
+        opens is closed again by the time the read is back, a row-miss latency later, and the write opens it
+        once more, at ``write_activation_cost``), and their bus time waits for the cycles the bus would be
+        idle (moved before the next read or write that finds it so), up to what ``backlog`` sectors'
+        completion and write-back hold the bus for: past that, the excess takes its turn on the bus now. The
+        cycle the rows are open for the read, or the bus starts on that excess, whichever is later (L2 keeps
+        the sectors until then)."""
         spec, sb = self.spec, self.sector_bytes
         self.bytes_read += len(reads) * sb
         self.bytes_write += len(writes) * sb

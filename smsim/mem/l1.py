@@ -16,8 +16,7 @@ reads) likewise leaves once no more than ``reduction_credits`` operations of thi
 with it (until L2 performs them). Both wait beside the tag stage (which goes on with other requests), and
 their warp, done, waits for them to leave (``drain``): partial stores that L2 completes slowly hold their
 warps at ``EXIT``, as on an H200. The data returns over the L1's ``data_bytes_per_cycle`` path, at a cycle
-boundary;
-then the request's registers are ready and its MSHRs are free.
+boundary; then the request's registers are ready and its MSHRs are free.
 
 Every stage here is a first-come first-served server whose timing depends only on the requests before
 it (and on L2 and HBM, which are queues of the same kind), so a request's whole journey is computed when

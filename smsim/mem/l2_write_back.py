@@ -61,15 +61,15 @@ class WriteBackL2(L2):
             written = np.full(len(sectors), sb, np.int64)
         self.partial_writes += int((written < sb).sum())
         held = self.cache.contains(sectors)
-        theirs = held
-        if self.others:
-            theirs = self._theirs(sectors) | held
+        whole = held                      # for this share's sectors written in part: L2 holds them, or
+        if self.others:                   # they are other SMs' (theirs to complete, or completed already)
+            whole = self._theirs(sectors) | held
             if self.completed:
-                held = theirs
+                held = whole
         merged = self._merge_partial(sectors, written, held, done)
         sent = self._fill(sectors, done, t)
         spl = self.cache.sectors_per_line
-        for s, w, h in zip(sectors.tolist(), written.tolist(), theirs.tolist()):
+        for s, w, h in zip(sectors.tolist(), written.tolist(), whole.tolist()):
             ln, k = divmod(s, spl)
             line = self.dirty.setdefault(ln, {})
             was = line.get(k)
@@ -98,9 +98,9 @@ class WriteBackL2(L2):
         return np.array([dirty.get(s // spl, {}).get(s % spl, sb) < sb for s in sectors.tolist()], bool)
 
     def _clean(self, t: float) -> float:
-        """Write back the oldest lines with sectors written in part until no more than ``partial_bytes`` of
-        those are dirty, then the oldest dirty lines until no more than ``dirty_bytes`` (this SM's shares):
-        the cycle HBM starts on the last of them."""
+        """Complete the oldest lines with sectors written in part (:meth:`_complete`) until no more than
+        ``partial_bytes`` of those are dirty, then write back the oldest dirty lines until no more than
+        ``dirty_bytes`` (this SM's shares): the cycle L2 has room again."""
         sent = t
         sb = self.spec.sector_bytes
         while self.n_part > self.partial_limit:
