@@ -106,7 +106,7 @@ class L1Model(Component, Protocol):
     """The SM's L1 and LSU queue (global and local memory), in front of an :class:`L2Model`."""
     size_bytes: int
     tag_free: float          # the cycle the last request submitted leaves the tag stage (toward L2)
-    sent: float              # the cycle the last request submitted leaves the SM (a reduction may wait for credits)
+    sent: float              # the cycle the last request submitted leaves the SM (stores, reductions wait for credits)
 
     def space_at(self, t: float) -> float:
         """The cycle from which the LSU queue has room for a request arriving at ``t`` (``t`` if it has)."""

@@ -132,12 +132,12 @@ class Dram:
         if later:
             start = ready
         begins, _ = self._arrive(sectors, t, start, start, weight=spec.write_activation_cost, serves=not later)
-        self._load(t, bus)
-        self.writing += bus / self.queue.rate / spec.utilization_window_cycles
+        self._load(t, bus, written=bus)
         return begins
 
     def clean(self, reads: np.ndarray, writes: np.ndarray, t: float, backlog: int) -> float:
-        """L2 completes ``reads`` (sectors written in part, each read alone) and then writes ``writes`` back,
+        """L2 completes ``reads`` (sectors written in part, each read alone) and then writes ``writes`` (those
+        and the rest of their lines' dirty sectors) back,
         from ``t``, in the background: the bytes are counted now (less, in :meth:`metrics`, what the bus has
         not moved when the kernel ends), the rows they find closed take their activations now (a row the read
         opens is closed again by the time the read is back, a row-miss latency later, and the write opens it
@@ -151,7 +151,7 @@ class Dram:
         self.bytes_write += len(writes) * sb
         self._idle(t)
         reopened = spec.write_activation_cost + (1.0 if len(reads) else 0.0)
-        begins, _ = self._arrive(np.union1d(reads, writes), t, t, t, weight=reopened, serves=False)
+        begins, _ = self._arrive(writes, t, t, t, weight=reopened, serves=False)   # reads: some of writes
         wrote = len(writes) * sb * (1.0 + spec.write_turnaround)
         self.backlog += len(reads) * sb + wrote
         self.backlog_write += wrote
@@ -176,8 +176,7 @@ class Dram:
         start, _ = q.transfer(t, nbytes)
         self.backlog -= nbytes
         self.backlog_write -= written
-        self._load(t, nbytes)
-        self.writing += written / q.rate / self.spec.utilization_window_cycles
+        self._load(t, nbytes, written)
         return start
 
     def _arrive(self, sectors: np.ndarray, t: float, start: float, done: float, count: bool = True,
@@ -233,9 +232,13 @@ class Dram:
                 "dram__throughput.avg.pct_of_peak_sustained_elapsed": 100.0 * self.queue.busy / max(cycles, 1.0),
                 **level_metrics("dram", read + written, self.queue.rate)}
 
-    def _load(self, t: float, nbytes: float) -> float:
-        """Add a transfer of ``nbytes`` at ``t`` to the recent utilization; the utilization (0..1)."""
-        self.utilization = self._decayed(t) + nbytes / self.queue.rate / self.spec.utilization_window_cycles
+    def _load(self, t: float, nbytes: float, written: float = 0.0) -> float:
+        """Add a transfer of ``nbytes`` at ``t`` to the recent utilization, ``written`` of them writes' (to its
+        writes' part); the utilization (0..1)."""
+        rate, window = self.queue.rate, self.spec.utilization_window_cycles
+        self.utilization = self._decayed(t) + nbytes / rate / window
+        if written:
+            self.writing += written / rate / window
         return min(self.utilization, 1.0)
 
     def _decayed(self, t: float) -> float:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from typing import Callable
 
 import numpy as np
 
@@ -87,24 +88,25 @@ class L1:
         tend = start + max(1, -(-lines // spec.tag_lookups_per_cycle))
         self.tag_free = self.sent = tend
         if kind == "st":
-            held = lines if spec.store_credits > 0 else 0
-            if held:                      # it waits beside the tag stage for L2 to take earlier ones
-                self.sent = tend = self.stores.take(held, tend)
-            done = math.ceil(self.l2.write(sectors, tend, ops))
-            if held:
-                self.stores.free_at(done, held)
-            return done
+            return self._credited(self.stores, lines, tend, lambda at: self.l2.write(sectors, at, ops))
         if kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
-            held = int(per_sector.sum()) if kind == "red" and spec.reduction_credits > 0 else 0
-            if held:                      # it waits beside the tag stage for L2 to perform earlier ones
-                self.sent = tend = self.reductions.take(held, tend)
-            done = math.ceil(self.l2.atomic(sectors, tend + spec.hit_latency_cycles, per_sector, kind == "red",
-                                            words, floating))
-            if held:
-                self.reductions.free_at(done, held)
-            return done
+            return self._credited(self.reductions, int(per_sector.sum()) if kind == "red" else 0, tend,
+                                  lambda at: self.l2.atomic(sectors, at + spec.hit_latency_cycles, per_sector,
+                                                            kind == "red", words, floating))
         return self._load(space, sectors, bypass, tend, t)
+
+    def _credited(self, credits: Pool, units: int, t: float, send: Callable[[float], float]) -> float:
+        """A request leaving the tag stage at ``t`` that holds ``units`` of ``credits`` (a limit of 0: none)
+        from when it leaves the SM until ``send(cycle it leaves)``, L2's answer, is back: it waits beside the
+        tag stage for earlier ones to free theirs. The cycle L2's answer is back."""
+        held = units if credits.limit > 0 else 0
+        if held:
+            self.sent = t = credits.take(held, t)
+        done = math.ceil(send(t))
+        if held:
+            credits.free_at(done, held)
+        return done
 
     def metrics(self, cycles: float) -> dict:
         """``l1tex__t_{requests,sectors}_pipe_lsu_mem_*`` (global loads, stores, atomics; local), lookup
@@ -168,7 +170,7 @@ class L1:
 
 
 class Pool:
-    """``limit`` units (MSHRs, reduction credits) that requests take and hold until a known cycle: a heap of
+    """``limit`` units (MSHRs, store and reduction credits) that requests take and hold until a known cycle: a heap of
     ``(cycle, units)`` they free at."""
 
     def __init__(self, limit: int):

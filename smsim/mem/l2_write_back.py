@@ -120,6 +120,13 @@ class WriteBackL2(L2):
         (``completions_per_cycle``) from ``t``: the cycle that turn comes, or HBM's rows or bus are ready
         for it, whichever is later (until then L2 keeps the line: a store that put it past
         ``partial_bytes`` waits)."""
+        partial, written = self._release(line)
+        turn = self.completing.transfer(t, 1)[0] if self.completing is not None and len(partial) else t
+        return max(turn, self.dram.clean(partial, written, t, self.partial_limit))
+
+    def _release(self, line: int) -> tuple:
+        """``line`` (dirty) leaves the dirty set, its sectors counted as written back: ``(its sectors written
+        only in part, counted as completed, all its dirty sectors)``."""
         sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
         sectors_written = self.dirty.pop(line)
         self.partial_lines.pop(line, None)
@@ -128,10 +135,7 @@ class WriteBackL2(L2):
         self.n_part -= len(partial)
         self.completed += len(partial)
         self.written_back += len(sectors_written)
-        turn = self.completing.transfer(t, 1)[0] if self.completing is not None and len(partial) else t
-        begins = self.dram.clean(partial, np.array([line * spl + k for k in sectors_written], np.int64), t,
-                                 self.partial_limit)
-        return max(turn, begins)
+        return partial, np.array([line * spl + k for k in sectors_written], np.int64)
 
     def _fill(self, sectors: np.ndarray, ready: float, now: float) -> float:
         """Allocate ``sectors``, writing back the dirty lines they evict: the cycle HBM starts on those."""
@@ -144,22 +148,12 @@ class WriteBackL2(L2):
         """Write the evicted ``lines``' dirty sectors to DRAM at ``t``, completing partly written ones first:
         the cycle HBM starts on the last of them (``t`` if none was dirty)."""
         sent = t
-        sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
         for line in lines.tolist():
-            sectors_written = self.dirty.pop(line, None)
-            if not sectors_written:
+            if not self.dirty.get(line):
                 continue
-            self.n_dirty -= len(sectors_written)
-            self.partial_lines.pop(line, None)
-            partial = np.array([line * spl + k for k, b in sectors_written.items() if b < sb], np.int64)
-            self.n_part -= len(partial)
-            got = None
-            if len(partial):
-                self.completed += len(partial)
-                got = self.dram.read(partial, t, alone=True)
-            start = self.dram.write(np.array([line * spl + k for k in sectors_written], np.int64), t, got)
-            sent = max(sent, start)
-            self.written_back += len(sectors_written)
+            partial, written = self._release(line)
+            got = self.dram.read(partial, t, alone=True) if len(partial) else None
+            sent = max(sent, self.dram.write(written, t, got))
         return sent
 
     def metrics(self, cycles: float) -> dict:
