@@ -30,7 +30,7 @@ class SubPartition:
         self.policy = policy
         self.warps: list = []            # resident warps, oldest first
         self.pipe_free: dict = {}
-        self.pipe_issues: dict = {}      # instructions issued to each pipe (the waiting warps' not_selected)
+        self.pipe_held: dict = {}        # cycles each pipe was busy after its issues (the waiting warps' throttle)
         self.busy_until = 0.0
         self.idle_until = 0.0            # no warp can issue before then, unless the clock is poked
 
@@ -81,7 +81,7 @@ class SubPartition:
                 if until <= t:
                     return w, wake
                 if until > w.blocked_until:             # ready, but its pipe is busy
-                    w.block_on(until, throttle[info.unit], (self, info.unit))
+                    w.block_on(until, throttle[info.unit], (self, info.unit), t)
             if until < wake:
                 wake = until
         for w in self.policy.parked:

@@ -369,7 +369,7 @@ class SM:
             interval, latency, reason = self.execs[pc]
             if interval:
                 sub.pipe_free[info.unit] = t + interval * span
-                sub.pipe_issues[info.unit] = sub.pipe_issues.get(info.unit, 0) + 1
+                sub.pipe_held[info.unit] = sub.pipe_held.get(info.unit, 0.0) + (interval - 1) * span
             w.results_at(info.dsts, t + span - 1 + latency, reason)
             if info.branch:
                 w.hold_fetch(t + span + self.branch_latency, BRANCH)
@@ -398,7 +398,7 @@ class SM:
             interval = self.execs[pc][0]
             if interval:
                 sub.pipe_free[info.unit] = t + interval
-                sub.pipe_issues[info.unit] = sub.pipe_issues.get(info.unit, 0) + 1
+                sub.pipe_held[info.unit] = sub.pipe_held.get(info.unit, 0.0) + interval - 1
             if info.results:
                 w.results_by(info.results, t + info.latency_cycles, SHORT)
         if not w.advance():

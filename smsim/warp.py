@@ -72,8 +72,8 @@ class Warp:
         self.ready_at, self.reason = t, WAIT
         self.free_at = self.start = t
         self.blocked_until, self.blocked_reason = t, NOT_SELECTED
-        self.passed: tuple | None = None   # (its sub-partition, the pipe, the pipe's issue count) when the warp first
-                                           # found its pipe busy: what other warps issued there since
+        self.passed: tuple | None = None   # (its sub-partition, the pipe, the pipe's busy cycles so far) when the
+                                           # warp first found its pipe busy: how long it was busy since
         self.infos = infos
         self.info = infos[self.pcs[0]] if self.pcs else None
         self.mem_done = t           # when its global/local memory instructions in flight are done
@@ -196,16 +196,17 @@ class Warp:
         return False
 
     # ------------------------------------------------------------------ scheduler and block
-    def block_on(self, until: float, reason: int, pipe: tuple | None = None) -> None:
-        """The scheduler found the warp ready but its pipe/queue busy (until ``until``, if known). ``pipe``:
-        ``(sub-partition, unit)``, the warp's pipe: every issue to it by another warp from now until this one
-        issues took a cycle in which this warp could have issued, which it spends ``not_selected`` (Nsight
-        counts a cycle in which the warp could issue but another did so; a pipe of issue interval 2 saturated
-        by several warps splits their waits about evenly), and it waits on the pipe until it is last free,
-        whether or not the scheduler looked at this warp in those cycles."""
+    def block_on(self, until: float, reason: int, pipe: tuple | None = None, now: float = 0.0) -> None:
+        """The scheduler found the warp ready but its pipe/queue busy at ``now`` (until ``until``, if known).
+        ``pipe``: ``(sub-partition, unit)``, the warp's pipe: from now until this warp issues it is throttled
+        in the cycles the pipe is busy (after each issue to it, until its issue interval has passed: Nsight's
+        "waiting for the execution pipe to be available"), and ``not_selected`` in the others, in which it
+        could have issued but another warp did (to this pipe or another), whether or not the scheduler looked
+        at this warp then; a pipe of issue interval 2 saturated by several warps splits their waits about
+        evenly. A queue (``pipe`` None) throttles it until ``until``."""
         if pipe is not None and self.passed is None:
             sub, unit = pipe
-            self.passed = (sub, unit, sub.pipe_issues.get(unit, 0))
+            self.passed = (sub, unit, sub.pipe_held.get(unit, 0.0) - (until - now))
         if until > self.blocked_until:
             self.blocked_until, self.blocked_reason = until, reason
 
@@ -235,36 +236,31 @@ class Warp:
             row[self.reason] += dep - start
         else:
             dep = start
-        blocked = self.blocked_until             # min(max(blocked_until, dep), t)
-        if blocked > t:
-            blocked = t
         mark = self.passed
-        passed: float = 0
-        if mark is not None:
-            sub, unit, count = mark
-            passed = sub.pipe_issues.get(unit, 0) - count
-            busy = sub.pipe_free.get(unit, 0.0)      # the pipe was busy until then, looked at or not
-            if busy > blocked:
-                blocked = busy if busy < t else t
+        if mark is not None:                     # its pipe's busy cycles since it was first found waiting
+            sub, unit, held = mark
+            held = sub.pipe_held.get(unit, 0.0) - held
+            if held > t - dep:
+                held = t - dep
+            if held < 0:
+                held = 0
+            blocked = dep + held
+        else:                                    # a queue: min(max(blocked_until, dep), t)
+            blocked = self.blocked_until
+            if blocked > t:
+                blocked = t
+            if blocked < dep:
+                blocked = dep
         if blocked > dep:
-            if passed > 0:                       # the pipe's free cycles that other warps took
-                if passed > blocked - dep:
-                    passed = blocked - dep
-                row[NOT_SELECTED] += passed
-            else:
-                passed = 0
-            row[self.blocked_reason] += blocked - dep - passed
-        else:
-            blocked = dep
-            passed = 0
+            row[self.blocked_reason] += blocked - dep
         if t > blocked:
             row[NOT_SELECTED] += t - blocked
         row[SELECTED] += slots
         hook = self.hook
         if hook is not None:
             hook.interval(self, start, dep, self.reason)
-            hook.interval(self, dep, blocked - passed, self.blocked_reason)
-            hook.interval(self, blocked - passed, t, NOT_SELECTED)
+            hook.interval(self, dep, blocked, self.blocked_reason)
+            hook.interval(self, blocked, t, NOT_SELECTED)
             hook.interval(self, t, t + slots, SELECTED)
         self.free_at = t + slots
         self.blocked_until, self.blocked_reason = self.free_at, NOT_SELECTED

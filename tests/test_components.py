@@ -860,29 +860,31 @@ def test_throttle_before_ready_counts_nothing_and_no_drain_without_late_stores()
     assert stalls[0][R["drain"]] == 0 and w.end == 113.0
 
 
-def test_a_pipe_free_cycle_another_warp_takes_is_not_selected_not_throttle():
-    """Nsight counts a cycle in which the warp could issue but another did as ``not_selected``: waiting on a
-    pipe of issue interval 2 that two other warps keep busy, the warp is throttled while the pipe is busy
-    and not selected at the cycles it was free and taken, whether or not the scheduler looked at it then
-    (with the oldest block first, a younger block's warps are often not looked at in a busy cycle)."""
+def test_a_warp_is_throttled_in_its_pipes_busy_cycles_and_not_selected_in_the_others():
+    """Nsight counts a cycle in which the warp could issue but another did as ``not_selected``, and one in
+    which its pipe is still busy after an issue as ``math_pipe_throttle``: waiting on a pipe of issue
+    interval 2, the warp is throttled in the cycle after each issue to it and not selected in the others
+    (another warp issuing there, to this pipe or another), whether or not the scheduler looked at it then
+    (with the oldest block first, a younger block's warps are often not looked at)."""
     stalls = [[0.0] * len(REASONS)]
     w = Warp(type("T", (), {"index": 0, "pcs": [0]})(), FakeBlock(), 0, 0, 2, 100.0, stalls, [Info()])
     throttle = R["math_pipe_throttle"]
     sub = type("Sub", (), {})()
-    sub.pipe_issues, sub.pipe_free = {"alu": 5}, {"alu": 102.0}     # the sub-partition's pipes so far
-    w.block_on(102.0, throttle, (sub, "alu"))         # found busy at 101: free at 102
-    sub.pipe_issues["alu"] += 1                       # at 102 another warp took it: busy to 104
+    sub.pipe_held, sub.pipe_free = {"alu": 5.0}, {"alu": 102.0}   # busy cycles so far; issued at 100
+    w.block_on(102.0, throttle, (sub, "alu"), 101.0)  # found busy at 101 (not looked at in 100): free at 102
+    sub.pipe_held["alu"] += 1                         # at 102 another warp took it: busy in 103
     sub.pipe_free["alu"] = 104.0
-    w.block_on(104.0, throttle, (sub, "alu"))         # (looked at again at 103)
-    sub.pipe_issues["alu"] += 1                       # and at 104, while the scheduler did not look at it
+    w.block_on(104.0, throttle, (sub, "alu"), 103.0)  # (looked at again at 103)
+    sub.pipe_held["alu"] += 1                         # and at 104, while the scheduler did not look at it
     sub.pipe_free["alu"] = 106.0
-    sub.pipe_issues["fma"] = 9                        # another pipe's issues are not its
-    w.account(106.0, 1, 0)                            # issues when it is free at 106
-    assert stalls[0][throttle] == 4 and stalls[0][R["not_selected"]] == 2 and stalls[0][R["selected"]] == 1
-    w.block_on(108.0, R["mio_throttle"])              # a queue, not a pipe: its waits are all throttle
-    w.block_on(109.0, R["mio_throttle"])
-    w.account(109.0, 1, 0)
-    assert stalls[0][R["mio_throttle"]] == 2 and stalls[0][R["not_selected"]] == 2
+    sub.pipe_held["fma"] = 9.0                        # another pipe's busy cycles are not its
+    # 106..109: the pipe free, other warps issue to other pipes; it issues at 110
+    w.account(110.0, 1, 0)
+    assert stalls[0][throttle] == 3 and stalls[0][R["not_selected"]] == 7 and stalls[0][R["selected"]] == 1
+    w.block_on(112.0, R["mio_throttle"], now=111.0)   # a queue, not a pipe: its waits are all throttle
+    w.block_on(113.0, R["mio_throttle"], now=112.0)
+    w.account(113.0, 1, 0)
+    assert stalls[0][R["mio_throttle"]] == 2 and stalls[0][R["not_selected"]] == 7
 
 
 def test_warps_saturating_an_interval_2_pipe_split_their_waits_between_throttle_and_not_selected():

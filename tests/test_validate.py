@@ -77,8 +77,9 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     """Every case at its test size on the h200 config as users run it (the README's set-up: numba-cuda's NVVM
     compiles the Python, as on a GPU, and the SASS ptxas makes of it is timed; the figures
     docs/timing_model.md quotes). A model change may only improve these; tighten them when it does."""
-    # measured on this model: 4.81%, 89.6%, 7.15%, 95.8%, 5.6%, 93.0%, 93.9%, stall distance 0.145 (worst:
-    # matmul.naive_swapped, 19% slow; top stall 92.2% and distance 0.146 before stores held their SM
+    # measured on this model: 4.81%, 89.6%, 7.15%, 95.8%, 5.6%, 93.0%, 93.9%, stall distance 0.139 (worst:
+    # matmul.naive_swapped, 19% slow; distance 0.145 while a warp waiting on a busy pipe was throttled up to the
+    # pipe's last busy cycle, not only in its busy cycles; top stall 92.2% and distance 0.146 before stores held their SM
     # (l1.store_credits: streams.store_scatter's top stall becomes drain, as on the H200); L2's background completions
     # and its completion rate move no case at this size by more than 1% (streams.store_scatter 0.957 -> 0.952);
     # 5.06% and 88.7% before L1's hits were served under its misses (the
@@ -99,7 +100,7 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # kernel's end, and they now come out 2-12% fast (streams.gs_write_w64 1.01 -> 0.89); at the full size the
     # policy takes the MAPE from 6.7% to 6.2% (streams.gs_read_w64 0.78 -> 0.92, stencil.stencil_1d 1.30 -> 1.19)
     s = _pinned()
-    _at_least_as_good(s, 4.82, 0.89, 7.16, 0.95, 0.93, 0.93, 0.145)
+    _at_least_as_good(s, 4.82, 0.89, 7.16, 0.95, 0.93, 0.93, 0.14)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     assert s["instructions_worst_pct"] <= 15.0            # issue 13: within 15% on all (worst: empty_1wave, 12.3%)
 
