@@ -469,17 +469,19 @@ def test_l1_returns_a_hit_under_an_earlier_miss():
     assert _ld(l1, [0, 1, 2, 3], 201.0) == 211
 
 
-def test_l1_without_free_mshrs_the_tag_stage_waits_for_the_earliest_fill():
+def test_l1_without_free_mshrs_a_load_waits_beside_the_tag_stage_for_the_earliest_fill():
+    """The H200 shows a load backlog behind its misses as long_scoreboard, not lg_throttle: a load with no
+    MSHR free waits beside the tag stage, which goes on with the requests behind it."""
     l1, l2 = _l1(mshrs=4)
     assert _ld(l1, [0, 1, 2, 3], 0.0) == 110          # takes all 4 MSHRs until its data is back at 110
     # tag 2..3, 4 misses, no MSHR free: waits for the fill at 110; L2 at 118, back 218, data 219
     assert _ld(l1, [8, 9, 10, 11], 2.0) == 219
     assert l2.calls[-1] == ("read", [8, 9, 10, 11], 118.0)
-    assert l1.tag_free == 110                         # the requests behind it wait for the tag stage
-    assert l1.space_at(4.0) == 4.0                    # the LSU queue is empty so far
-    # a hit on line 0 arriving at 4 starts its tag lookup at 110: it waits in the LSU queue
-    _ld(l1, [0], 4.0)
-    assert list(l1.waiting) == [110]
+    assert l1.tag_free == 3                           # the tag stage took it and goes on
+    assert l1.space_at(4.0) == 4.0 and not l1.waiting  # nothing holds the LSU queue
+    # a hit on line 0 arriving at 4 is looked up at once (its data over this FIFO data path after the load's)
+    assert _ld(l1, [0], 4.0) == 220 and l1.tag_free == 5
+    assert not l1.waiting
 
 
 def test_l1_lsu_queue_space_and_tag_stage_cycles_per_line():
@@ -527,7 +529,9 @@ def test_l1_stores_leave_the_sm_once_few_enough_line_requests_are_in_flight_besi
     # 4 more would make 8 in flight: this one leaves once L2 has the first, at 34
     assert l1.access("st", "global", _sectors(16, 20, 24, 28), 4, False, 32, 1.0) == 34 + 30
     assert l1.sent == 34 and l1.tag_free == 8         # the tag stage goes on with other requests
+    assert list(l1.waiting) == [34]                   # but it keeps its place in the LSU queue until it leaves
     assert _ld(l1, [40], 8.0) == 8 + 1 + 8 + 100 + 1  # a load right behind it is not held
+    assert list(l1.waiting) == [34]                   # (looked up at once, it held no entry)
     # 8 sectors of 2 lines: 2 requests fit beside the 4 still in flight (until 64): out at once
     assert l1.access("st", "global", _sectors(*range(44, 52)), 2, False, 32, 40.0) == 42 + 30 and l1.sent == 42
     free, _ = _l1()                                   # tiny: 0, no limit

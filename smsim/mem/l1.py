@@ -2,18 +2,21 @@
 
 Life of a request: a warp's global/local instruction is coalesced at issue (:func:`smsim.fast.coalesce.
 sectors`: its distinct 32-byte sectors and 128-byte lines) and enters the SM's LSU queue of ``lsu_queue``
-entries (a full queue stalls the next memory instruction as ``lg_throttle``). The tag stage takes one
-request at a time, in order, for one cycle per ``tag_lookups_per_cycle`` lines. Loads look their sectors
+entries (a full queue stalls the next memory instruction as ``lg_throttle``; a request holds its entry
+until the tag stage takes it, a store or reduction until it may leave the SM, below). The tag stage takes
+one request at a time, in order, for one cycle per ``tag_lookups_per_cycle`` lines. Loads look their sectors
 up in the sectored cache (:class:`smsim.fast.cache.SectorCache`, size from the carveout): hits are ready
 ``hit_latency_cycles`` later; a sector whose fill is already on its way (allocated by an earlier miss)
-merges with it; misses each need an MSHR (``mshrs`` outstanding sectors; none free: the tag stage waits
-for the earliest fill to return, and the queue behind it fills up) and go to L2, and the line is allocated
+merges with it; misses each need an MSHR (``mshrs`` outstanding sectors; none free: the request waits
+beside the tag stage for the earliest fills to return, its warp in ``long_scoreboard``, as the H200 counts
+a load's backlog) and go to L2, and the line is allocated
 with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. Stores write through to L2
 without allocating. A store leaves the SM once no more than ``store_credits`` of this SM's L2 write
 requests (one a line a store touches) are in flight to L2 with its own (sent, and L2's acknowledgement of
 taking them not back): it waits for L2 to take earlier ones. A reduction (an atomic whose result nobody
 reads) likewise leaves once no more than ``reduction_credits`` operations of this SM's are in flight to L2
-with it (until L2 performs them). Both wait beside the tag stage (which goes on with other requests), and
+with it (until L2 performs them). Both wait beside the tag stage (which goes on with other requests),
+keeping their place in the LSU queue (the H200 shows a store-bound kernel's backlog as ``lg_throttle``), and
 their warp, done, waits for them to leave (``drain``): partial stores that L2 completes slowly hold their
 warps at ``EXIT``, as on an H200. The data returns over the L1's ``data_bytes_per_cycle`` path, at a cycle
 boundary; then the request's registers are ready and its MSHRs are free.
@@ -22,7 +25,7 @@ Every stage here is a first-come first-served server whose timing depends only o
 it (and on L2 and HBM, which are queues of the same kind), so a request's whole journey is computed when
 it is submitted (:meth:`L1.access`, Lindley's recursion as in :mod:`smsim.mem.queue`): the caller gets its
 completion cycle, and no simulation event is spent on it. What is known of the queue at a cycle (how many
-requests wait for the tag stage) is kept as their start cycles. Counters follow Nsight's
+requests hold an entry) is kept as the cycles they leave it. Counters follow Nsight's
 ``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_*`` and ``..._ld_lookup_{hit,miss}``: a merge with a
 pending fill counts as a hit, as on an H200, where the load hit rate is exactly 1 - L2 read sectors / load
 sectors (``docs/hardware/validate_hw.json``: ``transpose.naive_strided_reads`` 87.5%, ``matmul.naive``
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import deque
+from bisect import bisect_right, insort
 from typing import Callable
 
 import numpy as np
@@ -58,7 +61,7 @@ class L1:
         self.cache = SectorCache(self.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc,
                                  spec.replacement, seed)
         self.data = data
-        self.waiting: deque = deque()     # tag-stage start cycles of queued requests (non-decreasing)
+        self.waiting: list = []           # cycles the queued requests leave the LSU queue (sorted)
         self.tag_free = 0.0               # cycle the tag stage can take the next request
         self.mshrs = Pool(spec.mshrs)     # missed sectors in flight, freed when their fill is back
         self.sent = 0.0                   # cycle the last request submitted leaves the SM
@@ -71,8 +74,8 @@ class L1:
     def space_at(self, t: float) -> float:
         """The cycle from which the LSU queue has room for a request arriving at ``t`` (``t`` if it has)."""
         q = self.waiting
-        while q and q[0] <= t:
-            q.popleft()
+        if q and q[0] <= t:
+            del q[:bisect_right(q, t)]
         n = len(q) - self.spec.lsu_queue
         return t if n < 0 else q[n]
 
@@ -83,18 +86,21 @@ class L1:
         spec = self.spec
         self._count(kind, space, len(sectors))
         start = t if t > self.tag_free else self.tag_free
-        if start > t:
-            self.waiting.append(start)
         tend = start + max(1, -(-lines // spec.tag_lookups_per_cycle))
         self.tag_free = self.sent = tend
         if kind == "st":
-            return self._credited(self.stores, lines, tend, lambda at: self.l2.write(sectors, at, ops))
-        if kind in ("atom", "red"):
+            done = self._credited(self.stores, lines, tend, lambda at: self.l2.write(sectors, at, ops))
+        elif kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
-            return self._credited(self.reductions, int(per_sector.sum()) if kind == "red" else 0, tend,
+            done = self._credited(self.reductions, int(per_sector.sum()) if kind == "red" else 0, tend,
                                   lambda at: self.l2.atomic(sectors, at + spec.hit_latency_cycles, per_sector,
                                                             kind == "red", words, floating))
-        return self._load(space, sectors, bypass, tend, t)
+        else:
+            done = self._load(space, sectors, bypass, tend, t)
+        leave = self.sent if self.sent > tend else start    # waiting for credits it keeps its place
+        if leave > t:
+            insort(self.waiting, leave)
+        return done
 
     def _credited(self, credits: Pool, units: int, t: float, send: Callable[[float], float]) -> float:
         """A request leaving the tag stage at ``t`` that holds ``units`` of ``credits`` (a limit of 0: none)
@@ -151,8 +157,7 @@ class L1:
             self.counts["hit_ld"] += hits + pending
             self.counts["miss_ld"] += need
         if need:
-            t = self.mshrs.take(need, t)
-            self.tag_free = t             # the tag stage waited for them
+            t = self.mshrs.take(need, t)  # waiting beside the tag stage
         back = t + spec.hit_latency_cycles
         arrive = back if latest < back else latest       # hits: back; pending fills: when they land
         if need:
