@@ -7,10 +7,10 @@ and destination registers' ready cycles, a branch's resolution, a barrier's rele
 and the reason that cycle is what it is (``long_scoreboard`` for a register a global/local load will
 write, ``short_scoreboard`` for shared memory/SFU/shuffle results, ``wait`` for a fixed-latency result,
 ``branch_resolving``, ``barrier``, ``membar``). When the warp issues at cycle ``t`` (:meth:`Warp.account`),
-the cycles since its previous issue are split: up to ``ready_at`` that reason; then, while a pipe or
-queue it needed was busy, the throttle reason the scheduler noted (``math_pipe_throttle``,
-``mio_throttle``, ``lg_throttle``), less the cycles a busy pipe was free again and another warp took it;
-the rest ``not_selected``; and ``selected`` for its issue slots.
+the cycles since its previous issue are split: up to ``ready_at`` that reason; then the throttle reason
+the scheduler noted (``math_pipe_throttle``, ``mio_throttle``, ``lg_throttle``) for the cycles the pipe it
+waited on was busy (each sub-partition sums its pipes' busy cycles) or the queue it waited on full; the
+rest ``not_selected``; and ``selected`` for its issue slots.
 After ``exit`` a warp whose stores have not left the SM yet stays resident as ``drain``.
 
 A warp's state has one writer: its own methods. The SM tells it what an issued instruction did
@@ -54,7 +54,7 @@ class Warp:
     :meth:`isa.sass.Replay.stream`; the positions say whose accesses a memory instruction makes)."""
     __slots__ = ("trace", "pcs", "where", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason",
                  "fetch_at", "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason",
-                 "passed", "info", "infos",
+                 "pipe_mark", "info", "infos",
                  "mem_done", "fence_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook",
                  "chain", "chain_pending")
     info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
@@ -72,8 +72,8 @@ class Warp:
         self.ready_at, self.reason = t, WAIT
         self.free_at = self.start = t
         self.blocked_until, self.blocked_reason = t, NOT_SELECTED
-        self.passed: tuple | None = None   # (its sub-partition, the pipe, the pipe's busy cycles so far) when the
-                                           # warp first found its pipe busy: how long it was busy since
+        self.pipe_mark: tuple | None = None  # (its sub-partition, the pipe, the pipe's busy cycles so far) when the
+                                             # warp first found its pipe busy: how long it was busy since
         self.infos = infos
         self.info = infos[self.pcs[0]] if self.pcs else None
         self.mem_done = t           # when its global/local memory instructions in flight are done
@@ -204,9 +204,9 @@ class Warp:
         could have issued but another warp did (to this pipe or another), whether or not the scheduler looked
         at this warp then; a pipe of issue interval 2 saturated by several warps splits their waits about
         evenly. A queue (``pipe`` None) throttles it until ``until``."""
-        if pipe is not None and self.passed is None:
+        if pipe is not None and self.pipe_mark is None:
             sub, unit = pipe
-            self.passed = (sub, unit, sub.pipe_held.get(unit, 0.0) - (until - now))
+            self.pipe_mark = (sub, unit, sub.pipe_held.get(unit, 0.0) - (until - now))
         if until > self.blocked_until:
             self.blocked_until, self.blocked_reason = until, reason
 
@@ -225,8 +225,8 @@ class Warp:
     # ------------------------------------------------------------------ where the cycles went
     def account(self, t: float, slots: int, pc: int) -> None:
         """Attribute the cycles since the previous issue, issuing at ``t`` for ``slots`` cycles: up to
-        :attr:`ready_at` to :attr:`reason`, then to the throttle reason while blocked, the rest
-        ``not_selected``, and ``selected`` for the issue slots."""
+        :attr:`ready_at` to :attr:`reason`, then to the throttle reason for the cycles its pipe was busy or
+        its queue full, the rest ``not_selected``, and ``selected`` for the issue slots."""
         row = self.stalls[pc]
         start = self.free_at
         dep = self.ready_at                      # min(max(ready_at, start), t)
@@ -236,7 +236,7 @@ class Warp:
             row[self.reason] += dep - start
         else:
             dep = start
-        mark = self.passed
+        mark = self.pipe_mark
         if mark is not None:                     # its pipe's busy cycles since it was first found waiting
             sub, unit, held = mark
             held = sub.pipe_held.get(unit, 0.0) - held
@@ -264,7 +264,7 @@ class Warp:
             hook.interval(self, t, t + slots, SELECTED)
         self.free_at = t + slots
         self.blocked_until, self.blocked_reason = self.free_at, NOT_SELECTED
-        self.passed = None
+        self.pipe_mark = None
 
     def exit(self, t: float) -> float:
         """The warp's ``exit`` has issued, its slots ending at ``t``: the cycle it can leave (when its
