@@ -389,3 +389,22 @@ def test_scattered_dram_reads_take_the_h200s_time(stride, tolerance):
     sectors = loops * 4 * sms * P.THREADS // 32 * P.sectors_per_request(stride)
     rate = sectors / res.metrics["gpu__time_duration.sum"]
     assert rate / hw["sectors_per_ns"] == pytest.approx(1.0, abs=tolerance)
+
+
+#: test-size kernels whose warps wait on loads of 4-32 sectors with many in flight: on the H200 none of them
+#: shows lg_throttle (docs/hardware/validate_hw.json, [hw2])
+LOAD_BACKLOGS = ("coalescing.particles_aos4", "coalescing.particles_aos8", "ordinary.rowsum64",
+                 "transpose.naive_32x32", "transpose.naive_strided_reads_32x32")
+
+
+def test_a_load_backlog_is_long_scoreboard_not_lg_throttle_as_on_the_h200():
+    """The H200 shows no lg_throttle where loads wait for L1 (its queue holds them; they wait for MSHRs and
+    the tag stage as long_scoreboard). smsim gave 0.6-3.3 warp-cycles per instruction with an LSU queue of
+    16 that a load with no MSHR free blocked (l1.lsu_queue, smsim/mem/l1.py)."""
+    from smsim import validate as v
+    rows = v.rows(v.load(), ("test",), only=lambda c: c in LOAD_BACKLOGS)
+    assert len(rows) == len(LOAD_BACKLOGS)
+    for r in rows:
+        assert r.hw_stalls["lg_throttle"] < 0.3, r.case
+        assert r.sim_stalls.get("lg_throttle", 0.0) < 0.3, r.case
+        assert r.sim_stalls["long_scoreboard"] > 5.0, r.case
