@@ -34,6 +34,13 @@ class SubPartition:
         self.busy_until = 0.0
         self.idle_until = 0.0            # no warp can issue before then, unless the clock is poked
 
+    def book(self, unit: str, t: float, interval: float, span: int = 1) -> None:
+        """An instruction of ``span`` issue slots went to pipe ``unit`` at ``t``: the pipe is busy until
+        ``t + interval * span``, ``(interval - 1) * span`` cycles past its issue slots (in which the warps
+        waiting on it are throttled, :meth:`Warp.account`)."""
+        self.pipe_free[unit] = t + interval * span
+        self.pipe_held[unit] = self.pipe_held.get(unit, 0.0) + (interval - 1) * span
+
     def add(self, warp: Warp) -> None:
         """A warp becomes resident here (the clock looks again)."""
         self.warps.append(warp)

@@ -368,8 +368,7 @@ class SM:
             span = slots if slots > 1 else 1
             interval, latency, reason = self.execs[pc]
             if interval:
-                sub.pipe_free[info.unit] = t + interval * span
-                sub.pipe_held[info.unit] = sub.pipe_held.get(info.unit, 0.0) + (interval - 1) * span
+                sub.book(info.unit, t, interval, span)
             w.results_at(info.dsts, t + span - 1 + latency, reason)
             if info.branch:
                 w.hold_fetch(t + span + self.branch_latency, BRANCH)
@@ -397,8 +396,7 @@ class SM:
         else:
             interval = self.execs[pc][0]
             if interval:
-                sub.pipe_free[info.unit] = t + interval
-                sub.pipe_held[info.unit] = sub.pipe_held.get(info.unit, 0.0) + interval - 1
+                sub.book(info.unit, t, interval)
             if info.results:
                 w.results_by(info.results, t + info.latency_cycles, SHORT)
         if not w.advance():
