@@ -43,6 +43,7 @@ fall back to PTX timing (:mod:`isa.cost`).
 from __future__ import annotations
 
 import hashlib
+from array import array
 import os
 import re
 import shutil
@@ -50,6 +51,7 @@ import subprocess
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,8 @@ from .printer import ptxas_text
 
 #: Not hardware: how long ptxas or nvdisasm may run on one kernel before it is given up
 TOOL_TIMEOUT_S = 120
+#: Not hardware: how many distinct warp streams a :class:`Replay` keeps for reuse before it starts afresh
+STREAMS_KEPT = 4096
 
 
 class SassUnavailable(RuntimeError):
@@ -91,8 +95,9 @@ class SassIns:
     label: str | None = None   # the ``.L_x_N`` label at this address, if any
     outlined: bool = False     # after the kernel's final self-branch: a subroutine, not the main path
 
-    @property
+    @cached_property
     def base(self) -> str:
+        """The opcode without its modifiers ("IMAD" of "IMAD.WIDE.U32")."""
         return self.opcode.split(".", 1)[0]
 
     @property
@@ -491,6 +496,7 @@ class Replay:
             for i in range(b.start, b.end):
                 block_of[i] = bi
         self.nsass = len(self.sass)
+        self._streams: dict = {}           # a warp's pcs (bytes) -> its stream (:meth:`stream`)
         #: SASS memory instruction -> (bytes per lane, PTX pcs relative to its own that it also does): ptxas
         #: merges the accesses of neighbouring PTX loads or stores of one base register into one wider one
         #: (four ``ld.shared.f32`` at +0..+12 -> one ``LDS.128``)
@@ -513,7 +519,17 @@ class Replay:
 
     def stream(self, pcs: Any) -> tuple:
         """``(items, positions)``: the stream a warp that executed ``pcs`` issues, and for each item the
-        position in ``pcs`` of the PTX execution whose accesses it makes (-1: none)."""
+        position in ``pcs`` of the PTX execution whose accesses it makes (-1: none). Warps that executed the
+        same ``pcs`` (most of a kernel's) share one result, which callers must not change."""
+        key = array("l", pcs).tobytes()
+        got = self._streams.get(key)
+        if got is None:
+            if len(self._streams) >= STREAMS_KEPT:
+                self._streams.clear()
+            got = self._streams[key] = self._stream(pcs)
+        return got
+
+    def _stream(self, pcs: Any) -> tuple:
         n = len(pcs)
         is_mem, at_start, lookups, nsass = self.is_mem, self.at_start, self.lookups, self.nsass
         merged = self.merged

@@ -31,6 +31,7 @@ memory and L1 through their contracts (:mod:`smsim.contracts`).
 """
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from itertools import islice
 from typing import Any, Sequence
@@ -317,7 +318,7 @@ class SM:
         they issue, or their PTX's slots; warps that executed the same pcs are counted once."""
         total = 0
         for wt in trace.warps:
-            key = np.asarray(wt.pcs).tobytes()
+            key = array("l", wt.pcs).tobytes()
             slots = self._slots.get(key)
             if slots is None:
                 items = self.replay.stream(wt.pcs)[0] if self.replay is not None else wt.pcs
@@ -496,19 +497,32 @@ def _first_touch(trace: Any, sector_bytes: int, per: int) -> tuple:
     which a warp of it first touches each; ``per`` > 1: every sector of the ``per``-sector DRAM accesses
     touched, at the step their first sector is."""
     g = SPACE_NAMES.index("global")
-    secs, steps = [], []
+    los, lens, ks = [], [], []
     for w in trace.warps:
-        for k, sp, lo, hi in zip(w.mem_k, w.mem_space, w.mem_lo, w.mem_hi):
-            if sp == g:
-                secs.append(trace.addr[lo:hi].astype(np.int64) // sector_bytes)
-                steps.append(np.full(hi - lo, k, np.int64))
-    if not secs:
+        if not len(w.mem_k):
+            continue
+        glob = np.frombuffer(w.mem_space, np.int8) == g
+        lo = np.frombuffer(w.mem_lo, np.int64)[glob]
+        los.append(lo)
+        lens.append(np.frombuffer(w.mem_hi, np.int64)[glob] - lo)
+        ks.append(np.frombuffer(w.mem_k, np.int64)[glob])
+    n = int(sum(x.sum() for x in lens))
+    if not n:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    sec, step = np.concatenate(secs), np.concatenate(steps)
+    lo, length, k = np.concatenate(los), np.concatenate(lens), np.concatenate(ks)
+    # the addresses of every global part, one after another: part j's are lo[j] .. lo[j] + length[j] - 1
+    idx = np.repeat(lo - (np.cumsum(length) - length), length) + np.arange(n)
+    unit = sector_bytes * per                    # sectors, or DRAM accesses of ``per`` sectors
+    key, step = trace.addr[idx].astype(np.int64) // unit, np.repeat(k, length)
+    # an entry no earlier than the one before it for the same key adds nothing (a warp's lanes in one
+    # sector): dropped before sorting
+    keep = np.r_[True, (key[1:] != key[:-1]) | (step[1:] < step[:-1])]
+    key, step = key[keep], step[keep]
+    o = np.lexsort((step, key))
+    key, step = key[o], step[o]
+    keep = np.r_[True, key[1:] != key[:-1]]
+    key, step = key[keep], step[keep]
     if per > 1:
-        sec = (sec // per * per)[:, None] + np.arange(per)
-        sec, step = sec.ravel(), np.repeat(step, per)
-    o = np.lexsort((step, sec))
-    sec, step = sec[o], step[o]
-    keep = np.r_[True, sec[1:] != sec[:-1]]
-    return sec[keep], step[keep]
+        key = (key * per)[:, None] + np.arange(per)
+        key, step = key.ravel(), np.repeat(step, per)
+    return key, step
