@@ -86,6 +86,13 @@ class PipesSpec:
 
 
 @dataclass(frozen=True)
+class SpecialSpec:
+    latency_cycles: float             # S2R (%tid, %ctaid... into a register): from its issue to its result
+    uniform_latency_cycles: float     # S2UR (into a uniform register): from the unit starting it to its result
+    uniform_interval_cycles: float    # the SM's one unit for S2UR starts a read every this many cycles
+
+
+@dataclass(frozen=True)
 class SharedSpec:
     banks: int
     bank_width_bytes: int
@@ -181,6 +188,7 @@ class Config:
     sm: SmSpec
     scheduler: SchedulerSpec
     pipes: PipesSpec
+    special: SpecialSpec
     shared: SharedSpec
     l1: L1Spec
     l2: L2Spec

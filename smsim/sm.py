@@ -46,7 +46,8 @@ from .contracts import FrontEndModel, L1Model, SchedulerPolicy, SharedMemoryMode
 from .fast import coalesce
 from .scheduler import Clock, SubPartition
 from .stats import Stats
-from .sass_stream import READ_SCOREBOARD_CYCLES
+from .sass_stream import READ_SCOREBOARD_CYCLES, UNIFORM_SPECIAL
+from .special import SpecialRegisters
 from .warp import BRANCH, IMC_MISS, LONG, R, SHORT, WAIT, Timeline, Warp
 
 _THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
@@ -130,6 +131,7 @@ class SM:
         self.warps_per_block = -(-launch.threads_per_block // WARP_LANES)
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
+        self.special = SpecialRegisters(spec.special, len(self.subs), spec.shared.mio_queue)
         self.clock = Clock(env, self.subs)
         self.resident = 0
         self.local_bytes = max(launch.prog.local_bytes, 4)
@@ -394,6 +396,14 @@ class SM:
             self._memory(w, sub, info, t, pos)
         elif info.barrier:
             w.block.arrive(w, t)
+        elif info.special:                     # a special register: S2UR's unit is behind the MIO queue
+            if info.special == UNIFORM_SPECIAL:
+                ready = self.special.read(sub.index, t)
+                room = self.special.room_at(sub.index, t)
+                sub.book(info.unit, t, room - t if room > t else 1)
+            else:
+                ready = t + self.spec.special.latency_cycles
+            w.results_by(info.results, ready, SHORT)
         else:
             interval = self.execs[pc][0]
             if interval:

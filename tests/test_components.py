@@ -13,7 +13,7 @@ import simpy
 import isa
 import smsim
 from smsim import cuda
-from smsim.config import ConfigError, load
+from smsim.config import ConfigError, SpecialSpec, load
 from smsim.mem.dram import Dram
 from smsim.mem.l1 import L1
 from smsim.mem.l2 import L2
@@ -22,6 +22,7 @@ from smsim.mem.shared import SharedMemory
 from smsim.registry import DRAM_MODELS, L1_MODELS, L2_MODELS, LAUNCH_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
 from smsim.scheduler import Clock
 from smsim.single_sm import build_sm, device_share
+from smsim.special import SpecialRegisters
 from smsim.warp import BRANCH, INF, LONG, MEMBAR, R, REASONS, SHORT, WAIT, Timeline, Warp
 from workloads import case as cases
 
@@ -33,6 +34,21 @@ def _sectors(*s: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------- bandwidth queue
+def test_special_register_unit_serves_s2ur_in_turn_behind_each_subpartitions_queue():
+    """S2UR reads start one per interval whatever sub-partition issued them, each result a latency after its
+    start; a sub-partition with as many reads waiting as its queue holds has room again when the oldest
+    waiting one starts."""
+    spec = SpecialSpec(latency_cycles=22, uniform_latency_cycles=28, uniform_interval_cycles=4)
+    unit = SpecialRegisters(spec, 4, 2)
+    assert unit.read(0, 10) == 38                 # the unit is idle: starts at once
+    assert unit.read(1, 10) == 42                 # another sub-partition's, at the same cycle: next in turn
+    assert unit.room_at(0, 10) == 10              # one waiting (it has started): room
+    assert unit.read(0, 11) == 46                 # starts at 18
+    assert unit.read(0, 11) == 50                 # starts at 22: sub-partition 0 has 18 and 22 waiting
+    assert unit.room_at(0, 11) == 18 and unit.room_at(0, 18) == 18 and unit.room_at(0, 19) == 19
+    assert unit.read(2, 100) == 128               # idle again
+
+
 def test_bandwidth_queue_serves_fifo_and_counts_bytes_and_busy_cycles():
     q = BandwidthQueue(4.0)
     assert q.transfer(10.0, 8) == (10.0, 12.0)        # idle: starts at t, 8 B / 4 B per cycle = 2 cycles
