@@ -43,12 +43,12 @@ fall back to PTX timing (:mod:`isa.cost`).
 from __future__ import annotations
 
 import hashlib
-from array import array
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property

@@ -119,8 +119,8 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         pipe = sass_mod.pipe_of(s)
         info.unit = "sync" if s.base in _SYNC else PIPE_UNIT.get(pipe, "")
         info.special = SPECIAL.get(s.base, 0)
-        if info.special:                         # the special-register unit, through the MIO queue
-            info.unit = "special"
+        if info.special:                         # S2UR: the special-register unit, behind the MIO queue;
+            info.unit = "special" if info.special == UNIFORM_SPECIAL else ""     # S2R: no pipe
         if j is not None and s.base in sass_mod.MEMORY_OPS and ptx[j].mem:
             p = ptx[j]
             info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op

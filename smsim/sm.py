@@ -17,7 +17,8 @@ warp's waiting cycles are attributed (:meth:`smsim.warp.Warp.account`); then its
 fixed-latency result is ready ``latency_cycles`` after the last issue slot and the pipe is busy
 ``issue_interval_cycles`` per slot; shared memory goes to :class:`~smsim.mem.shared.SharedMemory`;
 global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, their destination
-registers pending until the data returns; a branch holds the warp ``branch`` cycles; a barrier holds it
+registers pending until the data returns; a special register's read (``S2R``, ``S2UR``) is back when
+:class:`~smsim.special.SpecialRegisters` says; a branch holds the warp ``branch`` cycles; a barrier holds it
 until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it
 once its stores and reductions have left the SM (``drain``), while the kernel's end waits until L2 has
 taken its stores (:attr:`SM.l2_done`) and performed its reductions (:attr:`SM.l2_red_done`).
