@@ -42,9 +42,6 @@ SCOREBOARDS = 6
 PIPE_UNIT = {"fma": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu", "branch": "branch", "uniform": "",
              "lsu": "", "mio": "", "other": ""}
 _SYNC = ("SHFL", "VOTE", "VOTEU", "MATCH", "REDUX")
-#: reads of special registers (:mod:`smsim.special`): SASS opcode -> 1 for a register, 2 for a uniform one
-SPECIAL = {"S2R": 1, "S2UR": 2}
-UNIFORM_SPECIAL = 2
 
 
 class SassInfo:
@@ -52,8 +49,8 @@ class SassInfo:
     (``op`` and ``ins`` are the object itself, so that reports print its SASS text; ``ptx``: the index of the
     PTX instruction it came from, None if none) and the control code:
     ``stall`` cycles to the warp's next issue, ``read_sb`` (a register id or None) and ``latency_cycles``
-    of a variable-latency result that is not a memory access; ``special``: a read of a special register
-    (:data:`SPECIAL`: ``S2R``, or ``S2UR`` into a uniform register; :mod:`smsim.special`), else 0."""
+    of a variable-latency result that is not a memory access (``special.latency_cycles`` for ``S2R``);
+    ``special``: an ``S2UR``, which waits for the SM's special-register unit (:mod:`smsim.special`)."""
     __slots__ = ("op", "ins", "index", "ptx", "srcs", "dsts", "results", "unit", "latency", "cost", "space",
                  "nbytes", "mem", "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb",
                  "latency_cycles", "sass", "float_add", "special")
@@ -72,7 +69,7 @@ class SassInfo:
         self.float_add = False                   # an atomic float add (L2 chains them on one word)
         self.barrier = self.fence = self.branch = False
         self.stall, self.read_sb, self.latency_cycles = 1, None, 0.0
-        self.special = 0
+        self.special = False
 
     def text(self) -> str:
         s = self.sass
@@ -118,9 +115,9 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
             info.read_sb = sb(c.read_sb)
         pipe = sass_mod.pipe_of(s)
         info.unit = "sync" if s.base in _SYNC else PIPE_UNIT.get(pipe, "")
-        info.special = SPECIAL.get(s.base, 0)
-        if info.special:                         # S2UR: the special-register unit, behind the MIO queue;
-            info.unit = "special" if info.special == UNIFORM_SPECIAL else ""     # S2R: no pipe
+        info.special = s.base == "S2UR"          # the special-register unit, behind the MIO queue
+        if info.special or s.base == "S2R":      # S2R: no pipe, its result a fixed time after issue
+            info.unit = "special" if info.special else ""
         if j is not None and s.base in sass_mod.MEMORY_OPS and ptx[j].mem:
             p = ptx[j]
             info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
@@ -134,8 +131,11 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         info.fence = s.base in ("MEMBAR", "FENCE")
         info.branch = s.base in ("BRA", "BRX", "JMP", "JMX", "RET", "CALL")
         if info.results and not info.mem and not info.special:
-            unit = info.unit if info.unit not in ("", "branch") else "sync" if pipe == "mio" else "sfu"
-            info.latency_cycles = getattr(pipes, unit).latency_cycles
+            if s.base == "S2R":
+                info.latency_cycles = cfg.special.latency_cycles
+            else:
+                unit = info.unit if info.unit not in ("", "branch") else "sync" if pipe == "mio" else "sfu"
+                info.latency_cycles = getattr(pipes, unit).latency_cycles
             info.latency = "short_scoreboard"
         out.append(info)
     n = len(replay.sass)

@@ -47,7 +47,7 @@ from .contracts import FrontEndModel, L1Model, SchedulerPolicy, SharedMemoryMode
 from .fast import coalesce
 from .scheduler import Clock, SubPartition
 from .stats import Stats
-from .sass_stream import READ_SCOREBOARD_CYCLES, UNIFORM_SPECIAL
+from .sass_stream import READ_SCOREBOARD_CYCLES
 from .special import SpecialRegisters
 from .warp import BRANCH, IMC_MISS, LONG, R, SHORT, WAIT, Timeline, Warp
 
@@ -397,13 +397,10 @@ class SM:
             self._memory(w, sub, info, t, pos)
         elif info.barrier:
             w.block.arrive(w, t)
-        elif info.special:                     # a special register: S2UR's unit is behind the MIO queue
-            if info.special == UNIFORM_SPECIAL:
-                ready = self.special.read(sub.index, t)
-                room = self.special.room_at(sub.index, t)
-                sub.book(info.unit, t, room - t if room > t else 1)
-            else:
-                ready = t + self.spec.special.latency_cycles
+        elif info.special:                     # S2UR: the SM's special-register unit, behind the MIO queue
+            ready = self.special.read(sub.index, t)
+            room = self.special.room_at(sub.index, t)
+            sub.book(info.unit, t, room - t if room > t else 1)
             w.results_by(info.results, ready, SHORT)
         else:
             interval = self.execs[pc][0]

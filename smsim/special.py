@@ -2,8 +2,9 @@
 into a uniform one), and the SM's one unit that serves ``S2UR``.
 
 Life of a read (SASS stream only: :meth:`smsim.sm.SM._issue_sass`): a warp issues ``S2R`` at cycle ``t``; its
-result is written ``special.latency_cycles`` later, and the instruction that reads it waits on its
-scoreboard (``short_scoreboard``); many warps reading at once do not slow one another. An ``S2UR`` waits in
+result is written ``special.latency_cycles`` later (its variable latency, :func:`smsim.sass_stream.infos`),
+and the instruction that reads it waits on its scoreboard (``short_scoreboard``); many warps reading at once
+do not slow one another. An ``S2UR`` waits in
 its sub-partition's MIO queue (``shared.mio_queue`` entries, as the MIO instructions' queue holds) for the
 SM's one uniform special-register unit (:class:`SpecialRegisters`), which starts a read every
 ``special.uniform_interval_cycles`` whichever sub-partition it came from, in the order they came; its
