@@ -3,8 +3,9 @@
 Run on the device machine, from the repository root (python3 with numba-cuda and ``ncu``)::
 
     python3 benchmarks/l2_capacity_hw.py --out $OUT/l2_capacity_hw.json
+    python3 benchmarks/l2_capacity_hw.py --only residue residue_passes writeback_clean --out $OUT/more.json
 
-Two experiments, each one ``ncu --clock-control none`` run over a worker process (this file,
+Five experiments, each one ``ncu --clock-control none`` run over a worker process (this file,
 ``worker EXPERIMENT``) that launches numba kernels of one element per thread (256-thread blocks) over
 float32 arrays of ``F`` MB:
 
@@ -17,6 +18,14 @@ float32 arrays of ``F`` MB:
   ``write_only`` (out = v), ``copy`` (out = a), ``add3`` (out = a + b), ``scale_inplace`` (a = 2a).
   ``dram__bytes_write`` during the kernel against the bytes written says how much the L2 leaves dirty
   at the kernel's end.
+* ``residue`` (``--cache-control all``): for each ``F``, ``read_sum`` reads a fresh array twice; then a
+  64 MB read with 1 GiB more allocated and written beforehand, and one after a ``write_only``. What a
+  read-only kernel writes to DRAM is what L2 held dirty when it started.
+* ``residue_passes``: ``residue`` again with ``validate_hw.py``'s sections (WarpStateStats, SchedulerStats),
+  so ncu replays each kernel in more passes.
+* ``writeback_clean`` (``--cache-control none``, application replay): ``write_only``, ``copy``, ``add3``,
+  ``scale_inplace`` and ``read_sum`` over ``F`` MB, each after a 512 MB read that leaves L2 clean, and
+  that read's writes after each (what the kernel left dirty): ``writeback`` without ncu's cache control.
 
 The output holds the commands, the GPU and driver, and per experiment the rows: kernel, ``F`` (MB),
 which launch, and every metric ncu reported. ``docs/hardware/l2_capacity_hw.md`` tells how the committed
@@ -41,7 +50,10 @@ BLOCK = 256
 METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "dram__bytes_read.sum", "dram__bytes_write.sum",
            "lts__t_sector_op_read_hit_rate.pct", "lts__t_sector_op_write_hit_rate.pct",
            "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum")
-EXPERIMENTS = ("reread", "writeback")
+RESIDUE_MB = (8, 16, 24, 32, 40, 48, 56, 64, 96, 128)
+CLEAN_MB = (32, 64, 128)
+EXPERIMENTS = ("reread", "writeback", "residue", "residue_passes", "writeback_clean")
+SECTIONS = ("WarpStateStats", "SchedulerStats")    # residue_passes: validate_hw.py's sections (more passes)
 cuda = None                 # numba.cuda, imported by the worker
 
 
@@ -112,7 +124,9 @@ def worker(experiment: str, manifest: str) -> int:
 
     out = cuda.to_device(np.zeros(1, np.float32))
     flush = cuda.to_device(np.ones(FLUSH_MB * MB // 4, np.float32))
-    sizes = REREAD_MB if experiment == "reread" else WRITEBACK_MB
+    if experiment.startswith("residue"):
+        return _residue(run, out, manifest, rows)
+    sizes = {"reread": REREAD_MB, "writeback_clean": CLEAN_MB}.get(experiment, WRITEBACK_MB)
     for mb in sizes:
         n = mb * MB // 4
         a = cuda.to_device(np.ones(n, np.float32))
@@ -123,6 +137,14 @@ def worker(experiment: str, manifest: str) -> int:
             run("flush_read", flush.shape[0], flush, out)
             run("write_only", n, a, np.float32(1.0))
             run("read_written", n, a, out)
+        elif experiment == "writeback_clean":
+            b = cuda.to_device(np.ones(n, np.float32))
+            c = cuda.device_array(n, np.float32)
+            for name, args in (("write_only", (c, np.float32(3.0))), ("copy", (a, c)), ("add3", (a, b, c)),
+                               ("scale_inplace", (a,)), ("read_sum", (a, out))):
+                run("flush_read", flush.shape[0], flush, out)
+                run(name, n, *args)
+            del b, c
         else:
             b = cuda.to_device(np.ones(n, np.float32))
             c = cuda.device_array(n, np.float32)
@@ -133,6 +155,27 @@ def worker(experiment: str, manifest: str) -> int:
             assert float(c.copy_to_host()[-1]) == 2.0 and float(a.copy_to_host()[0]) == 2.0
             del b, c
         del a
+    pathlib.Path(manifest).write_text(json.dumps(rows))
+    return 0
+
+
+def _residue(run, out, manifest: str, rows: list) -> int:
+    """What a read-only kernel writes to DRAM under ``--cache-control all``: for each ``F``, a fresh array read
+    twice; then a 64 MB read with 1 GiB more allocated and written (``to_device``) beforehand."""
+    import numpy as np
+    for mb in RESIDUE_MB:
+        n = mb * MB // 4
+        a = cuda.to_device(np.ones(n, np.float32))
+        run("read_sum", n, a, out)
+        run("read_sum", n, a, out)
+        del a
+    n = 64 * MB // 4
+    big = cuda.to_device(np.ones(1024 * MB // 4, np.float32))
+    a = cuda.to_device(np.ones(n, np.float32))
+    run("read_sum", n, a, out)
+    run("write_only", n, a, np.float32(1.0))
+    run("read_sum", n, a, out)
+    del big, a
     pathlib.Path(manifest).write_text(json.dumps(rows))
     return 0
 
@@ -157,18 +200,21 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--work", default="/tmp/l2cap")
-    ap.add_argument("--only", choices=EXPERIMENTS)
+    ap.add_argument("--only", choices=EXPERIMENTS, nargs="+")
     args = ap.parse_args(argv)
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     result: dict = {"description": __doc__, "metrics": list(METRICS), "commands": [], "experiments": {}}
     for exp in EXPERIMENTS:
-        if args.only and exp != args.only:
+        if args.only and exp not in args.only:
             continue
         report, manifest = work / f"{exp}.ncu-rep", work / f"{exp}.json"
-        cache = ["--cache-control", "none", "--replay-mode", "application"] if exp == "reread" else \
+        cache = ["--cache-control", "none", "--replay-mode", "application"] \
+            if exp in ("reread", "writeback_clean") else \
                 ["--cache-control", "all"]
+        if exp == "residue_passes":
+            cache += [a for sec in SECTIONS for a in ("--section", sec)]
         cmd = [args.ncu, "--clock-control", "none", *cache, "--metrics", ",".join(METRICS),
                "-f", "-o", str(report), sys.executable, __file__, "worker", exp, str(manifest)]
         result["commands"].append(" ".join(cmd))

@@ -136,6 +136,7 @@ class L2Spec:
     float_atomic_cycles: float = 0.0  # a float add after another on the same word (0: as atomic_op_cycles)
     model: str = "write_through"      # a name in smsim.registry.L2_MODELS
     dirty_bytes: int = 0              # write_back: dirty data L2 keeps (0: all of it) before writing back
+    dirty_at_start_bytes: int = 0     # write_back: dirty data L2 holds when the kernel starts, its oldest lines
     partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
     partial_write_cycles: float = 0.0  # a slice's unit merging a sector written in part (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
@@ -331,9 +332,9 @@ _CHOICES = {"l1.replacement": tuple(REPLACEMENTS), "l2.replacement": tuple(REPLA
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
-           "dirty_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles", "write_turnaround",
-           "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles", "read_lines_per_cycle",
-           "completions_per_cycle", "activations_per_cycle", "reduction_credits",
+           "dirty_bytes", "dirty_at_start_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles",
+           "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
+           "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
            "store_credits"}
 
 
@@ -361,6 +362,12 @@ def _check(obj, prefix: str, source: str) -> None:
     if isinstance(obj, L2Spec) and obj.usable_bytes > obj.size_bytes:
         raise ConfigError(f"{source}: {prefix}usable_bytes = {obj.usable_bytes} exceeds {prefix}size_bytes = "
                           f"{obj.size_bytes}")
+    if isinstance(obj, L2Spec) and obj.dirty_at_start_bytes and obj.model == "write_through":
+        raise ConfigError(f"{source}: {prefix}dirty_at_start_bytes = {obj.dirty_at_start_bytes} needs a write-back "
+                          f"L2 ({prefix}model = \"write_back\"): a write-through one holds nothing dirty")
+    if isinstance(obj, L2Spec) and obj.dirty_at_start_bytes > (obj.dirty_bytes or obj.usable):
+        raise ConfigError(f"{source}: {prefix}dirty_at_start_bytes = {obj.dirty_at_start_bytes} exceeds what L2 "
+                          f"keeps dirty ({prefix}dirty_bytes, or usable_bytes: {obj.dirty_bytes or obj.usable})")
     if isinstance(obj, SmSpec):
         if obj.max_warps * 32 < obj.max_threads:
             raise ConfigError(f"{source}: {prefix}max_threads exceeds max_warps x 32")

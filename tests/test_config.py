@@ -106,7 +106,7 @@ def test_every_preset_value_cites_a_source(name):
     assert _uncommented_lines(text) == []
     assigned = sum(1 for line in text.splitlines() if _ASSIGN.match(line))
     leaves = sum(len(dataclasses.fields(section)) for section in _sections(load(name)))
-    assert assigned == leaves == 100                      # every key of every section, each on its own line
+    assert assigned == leaves == 101                      # every key of every section, each on its own line
 
 
 def _sections(cfg: Config) -> list:
@@ -237,6 +237,19 @@ def test_usable_l2_is_at_most_its_size_and_zero_means_all_of_it():
         load("h200", {"l2.usable_bytes": -1})
     assert load("h200", {"l2.usable_bytes": 0}).l2.usable == 62914560
     assert load("a100").l2.usable == load("a100").l2.size_bytes           # not measured: all of it
+
+
+def test_dirty_data_at_a_kernels_start_needs_a_write_back_l2_with_room_for_it():
+    with pytest.raises(ConfigError, match=r'l2\.dirty_at_start_bytes = 4096 needs a write-back L2 \(l2\.model = '
+                                          r'"write_back"\)'):
+        load("a100", {"l2.dirty_at_start_bytes": 4096})
+    with pytest.raises(ConfigError, match=r"l2\.dirty_at_start_bytes = 29491201 exceeds what L2 keeps dirty "
+                                          r"\(l2\.dirty_bytes, or usable_bytes: 29491200\)"):
+        load("h200", {"l2.dirty_at_start_bytes": 29491201})
+    with pytest.raises(ConfigError, match=r"l2\.dirty_at_start_bytes = -1 must be >= 0"):
+        load("h200", {"l2.dirty_at_start_bytes": -1})
+    assert load("h200", {"l2.dirty_at_start_bytes": 0}).l2.dirty_at_start_bytes == 0
+    assert load("a100", {"l2.model": "write_back", "l2.dirty_at_start_bytes": 4096}).l2.dirty_at_start_bytes == 4096
 
 
 def test_size_not_a_multiple_of_line_times_assoc(tmp_path):

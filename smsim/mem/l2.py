@@ -77,6 +77,19 @@ def access_sectors(sectors: np.ndarray, per: int) -> np.ndarray:
 HOT_WORDS = 4
 
 
+#: the first line of the dirty data L2 holds when a kernel starts (``l2.dirty_at_start_bytes``): far above any
+#: address a kernel names (global memory starts at :data:`isa.memory.GLOBAL_BASE`, below 2^47)
+RESIDUE_LINE = 1 << 50
+
+
+def residue_sectors(spec: L2Spec, size_bytes: int) -> np.ndarray:
+    """The sectors of the dirty data a cache of ``size_bytes`` (a share of ``l2.usable``) holds when a kernel
+    starts: that share of ``l2.dirty_at_start_bytes``, in whole lines that no kernel's address names."""
+    lines = spec.dirty_at_start_bytes * size_bytes // spec.usable // spec.line_bytes
+    spl = spec.line_bytes // spec.sector_bytes
+    return ((RESIDUE_LINE + np.arange(lines, dtype=np.int64))[:, None] * spl + np.arange(spl)).ravel()
+
+
 @L2_MODELS.register("write_through")
 class L2:
     """This SM's share of L2 (``spec``: :class:`smsim.config.L2Spec`; ``size_bytes``: its share of the
@@ -378,6 +391,7 @@ class DeviceL2:
                                  spec.assoc, spec.replacement, seed)
         self.per = max(1, access_bytes // spec.sector_bytes)
         self.concurrent = max(1, concurrent)
+        self.cache.fill(residue_sectors(spec, self.cache.size_bytes), 0.0)   # the oldest lines, never looked up
 
     def touch(self, block: int, sectors: np.ndarray, mine: bool = False) -> tuple:
         """Block ``block`` touches ``sectors`` (sorted, distinct; ``mine``: a block of this SM's): ``(those

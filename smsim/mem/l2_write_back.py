@@ -18,8 +18,10 @@ cycle on an H200 whatever the warps: a word stored in every line of 1 GiB runs a
 would allow 31), and the store that pushed it out waits for that turn and for the rows to open: partial
 stores hold their warps at ``EXIT`` (``drain``) while L2 frees room for them. What is still dirty when the
 kernel ends is not written during the kernel, as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on
-an H200; a test-size one, none). Everything else (reads, atomics, the slices' merging of partial writes, the
-DRAM access granularity) is :class:`smsim.mem.l2.L2`'s.
+an H200; a test-size one, none). What was dirty when the kernel started (``l2.dirty_at_start_bytes``: under
+Nsight Compute's cache control the H200's L2 holds 2.4 MB) is this share's oldest lines, at addresses no
+kernel names: the first written back once the kernel fills L2 or its dirty quota. Everything else (reads,
+atomics, the slices' merging of partial writes, the DRAM access granularity) is :class:`smsim.mem.l2.L2`'s.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import numpy as np
 from ..config import L2Spec
 from ..contracts import DramModel
 from ..registry import L2_MODELS
-from .l2 import L2
+from .l2 import L2, residue_sectors
 from .queue import BandwidthQueue
 
 
@@ -49,6 +51,13 @@ class WriteBackL2(L2):
         self.n_part = 0                   # such sectors (at most partial_limit, L2's: l2.partial_bytes)
         #: the device's completions of lines written in part, shared by the ``busy`` SMs alike (None: no limit)
         self.completing = BandwidthQueue(spec.completions_per_cycle / busy) if spec.completions_per_cycle else None
+        start = residue_sectors(spec, self.size_bytes)
+        if len(start):                    # dirty when the kernel starts: the oldest lines, first to go
+            spl = self.cache.sectors_per_line
+            self.cache.fill(start, 0.0)
+            for line in (start[::spl] // spl).tolist():
+                self.dirty[line] = dict.fromkeys(range(spl), spec.sector_bytes)
+            self.n_dirty = len(start)
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each); the cycle L2 has
