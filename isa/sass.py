@@ -22,7 +22,11 @@ Life of a kernel through this module (:func:`of`):
 4. :func:`per_ptx` attributes each SASS instruction to the PTX basic block it runs for (:class:`Mapping`): a
    SASS basic block belongs to the earliest PTX basic block its instructions came from (parameter loads that
    ptxas repeats near their uses aside): code ptxas hoisted goes with the block it now runs in, and a branch
-   ptxas turned into predicated code runs as often as the block that held the branch. Loops: a SASS block
+   ptxas turned into predicated code runs as often as the block that held the branch. A SASS block inside
+   SASS loops belongs to the earliest of those PTX blocks that lie in as many PTX loops: code ptxas sank
+   into a loop from the set-up (numba's 3-D indexing recomputes shape-derived values there) runs with the
+   loop. The call of a slow path inside one PTX instruction's code (a float32 division's or square root's,
+   which ptxas branches around) is not taken. Loops: a SASS block
    that holds ``k`` copies of its PTX block's anchors (:data:`ANCHOR_OPS`: memory, floating-point
    arithmetic, barriers, shuffles, which ptxas makes one for one) is ``k`` unrolled iterations; a block in a
    SASS loop runs once per ``k`` iterations of its PTX loop (of several SASS loops for one PTX loop, the
@@ -368,6 +372,12 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
     for i in range(n - 1, -1, -1):
         first_of[ptx_block[i]] = i
     members: list = [[] for _ in range(n)]
+    ploops = _loops([(i, kernel.labels[ins.operands[-1].name]) for i, ins in enumerate(kernel.body)
+                     if ins.opcode == "bra" and ins.operands and getattr(ins.operands[-1], "name", None)
+                     in kernel.labels])
+    labels = {x.label: i for i, x in enumerate(sass) if x.label and not x.outlined}
+    sloops = _loops([(i, labels[t]) for i, x in enumerate(sass) if not x.outlined and x.base == "BRA"
+                     for t in x.targets() if t in labels])
     placed = []                                  # (SASS block, its PTX block, copies of it, a full copy?)
     for blk in _blocks(sass):
         votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n
@@ -380,16 +390,14 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
         if not votes:
             continue
         home = min(votes)
+        depth = sum(lo <= blk[0] <= hi for lo, hi in sloops)
+        if depth:      # in a SASS loop: code ptxas sank into it from a block outside the loop runs with it
+            level = [b for b in votes if sum(lo <= first_of[b] <= hi for lo, hi in ploops) == depth]
+            home = min(level) if level else home
         found = sum(1 for i in blk if sass[i].base in ANCHOR_OPS and sass[i].ptx is not None
                     and sass[i].ptx < n and anchor[sass[i].ptx] and ptx_block[sass[i].ptx] == home)
         full = bool(ptx_anchors[home]) and found >= ptx_anchors[home]
         placed.append((blk, home, max(1, round(found / ptx_anchors[home])) if full else 1, full))
-    ploops = _loops([(i, kernel.labels[ins.operands[-1].name]) for i, ins in enumerate(kernel.body)
-                     if ins.opcode == "bra" and ins.operands and getattr(ins.operands[-1], "name", None)
-                     in kernel.labels])
-    labels = {x.label: i for i, x in enumerate(sass) if x.label and not x.outlined}
-    sloops = _loops([(i, labels[t]) for i, x in enumerate(sass) if not x.outlined and x.base == "BRA"
-                     for t in x.targets() if t in labels])
     # How often each SASS block runs per entry of its PTX block: every entry outside PTX loops; inside
     # one, a block in a SASS loop runs once per ``k`` iterations (``k``: the unrolling of that SASS loop,
     # the copies of its full copies), and of several SASS loops for one PTX loop (an unrolled body and its
@@ -407,10 +415,13 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
         if pl is not None and sl is not None and unroll.get(sl, 1) >= best.get(pl, (0, None))[0]:
             best[pl] = (unroll.get(sl, 1), sl)
     at_start: dict = {}
+    shares = Counter(home for _blk, home, _copies, _full in placed)
     for blk, home, _copies, _full in placed:
         start = first_of[home]
         pl, sl = _innermost(ploops, start), _innermost(sloops, blk[0])
-        if pl is None:
+        if shares[home] > 1 and any(sass[i].base == "CALL" for i in blk):
+            k = None                   # the call of a slow path inside one PTX instruction's code: not taken
+        elif pl is None:
             k = 1
         elif sl is None:
             k = 0
@@ -418,7 +429,8 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
             continue
         else:
             k = unroll.get(sl, 1)
-        at_start.setdefault(start, []).append((tuple(blk), k))
+        if k is not None:
+            at_start.setdefault(start, []).append((tuple(blk), k))
         for i in blk:
             x = sass[i]
             p = x.ptx if x.ptx is not None and x.ptx < n and ptx_block[x.ptx] == home else start
