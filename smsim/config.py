@@ -137,6 +137,7 @@ class L2Spec:
     model: str = "write_through"      # a name in smsim.registry.L2_MODELS
     dirty_bytes: int = 0              # write_back: dirty data L2 keeps (0: all of it) before writing back
     dirty_at_start_bytes: int = 0     # write_back: dirty data L2 holds when the kernel starts, its oldest lines
+                                      # (a write-through L2 holds none: it ignores this)
     partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
     partial_write_cycles: float = 0.0  # a slice's unit merging a sector written in part (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
@@ -362,9 +363,6 @@ def _check(obj, prefix: str, source: str) -> None:
     if isinstance(obj, L2Spec) and obj.usable_bytes > obj.size_bytes:
         raise ConfigError(f"{source}: {prefix}usable_bytes = {obj.usable_bytes} exceeds {prefix}size_bytes = "
                           f"{obj.size_bytes}")
-    if isinstance(obj, L2Spec) and obj.dirty_at_start_bytes and obj.model == "write_through":
-        raise ConfigError(f"{source}: {prefix}dirty_at_start_bytes = {obj.dirty_at_start_bytes} needs a write-back "
-                          f"L2 ({prefix}model = \"write_back\"): a write-through one holds nothing dirty")
     if isinstance(obj, L2Spec) and obj.dirty_at_start_bytes > (obj.dirty_bytes or obj.usable):
         raise ConfigError(f"{source}: {prefix}dirty_at_start_bytes = {obj.dirty_at_start_bytes} exceeds what L2 "
                           f"keeps dirty ({prefix}dirty_bytes, or usable_bytes: {obj.dirty_bytes or obj.usable})")

@@ -239,10 +239,7 @@ def test_usable_l2_is_at_most_its_size_and_zero_means_all_of_it():
     assert load("a100").l2.usable == load("a100").l2.size_bytes           # not measured: all of it
 
 
-def test_dirty_data_at_a_kernels_start_needs_a_write_back_l2_with_room_for_it():
-    with pytest.raises(ConfigError, match=r'l2\.dirty_at_start_bytes = 4096 needs a write-back L2 \(l2\.model = '
-                                          r'"write_back"\)'):
-        load("a100", {"l2.dirty_at_start_bytes": 4096})
+def test_dirty_data_at_a_kernels_start_fits_what_l2_keeps_dirty():
     with pytest.raises(ConfigError, match=r"l2\.dirty_at_start_bytes = 29491201 exceeds what L2 keeps dirty "
                                           r"\(l2\.dirty_bytes, or usable_bytes: 29491200\)"):
         load("h200", {"l2.dirty_at_start_bytes": 29491201})
@@ -250,6 +247,7 @@ def test_dirty_data_at_a_kernels_start_needs_a_write_back_l2_with_room_for_it():
         load("h200", {"l2.dirty_at_start_bytes": -1})
     assert load("h200", {"l2.dirty_at_start_bytes": 0}).l2.dirty_at_start_bytes == 0
     assert load("a100", {"l2.model": "write_back", "l2.dirty_at_start_bytes": 4096}).l2.dirty_at_start_bytes == 4096
+    assert load("h100", {"l2.model": "write_through"}).l2.model == "write_through"     # it holds none dirty
 
 
 def test_size_not_a_multiple_of_line_times_assoc(tmp_path):

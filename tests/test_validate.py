@@ -86,10 +86,11 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # softmax.thread_per_row: instructions 1.15/1.07/1.05/1.04 -> 1.00; their times fall 0.4-3.5%,
     # thread_per_row 0.89 -> 0.86): on the 115 cases before `plain`, 4.84% -> 4.87%, ratios 7.27% -> 7.38%,
     # instructions within 5% 93.9% -> 94.8%. The worst instruction count, plain.saxpy_gs512 at 0.83, is the
-    # grid estimate's (timed blocks and neighbours scaled to the grid; 3 of its 4 timed blocks loop zero
-    # times, where the grid has 3 of 4 so): every block timed, 0.96. Before `plain`: 4.84%, 88.7%, 7.27%,
-    # 95.7%, 94.8%, 93.9%, 0.129 (worst: matmul.naive_swapped, 19% slow; 4.85%, 89.6%, 7.19%, 93.0% and 0.136 with S2R a 4-cycle ALU instruction
-    # and S2UR an 18-cycle one, before smsim/special.py: each warp's wait for its indices is now the H200's
+    # grid estimate's (the timed blocks and their neighbours, scaled to the grid, are not its mix of blocks
+    # that loop and blocks that do not): every block timed, 0.96. Before `plain`: 4.84%, 88.7%, 7.27%,
+    # 95.7%, 94.8%, 93.9%, 0.129 (worst: matmul.naive_swapped, 19% slow; 4.85%, 89.6%, 7.19%, 93.0% and
+    # 0.136 with S2R a 4-cycle ALU instruction and S2UR an 18-cycle one, before smsim/special.py: each warp's
+    # wait for its indices is now the H200's
     # (streams.empty_16waves' top stall short_scoreboard, as measured), and the kernels move by 1% at most,
     # coalescing.copy_offset1 1.096 -> 1.100 past 10%, streams.copy_w4 1.011 -> 1.021; 4.81%, 7.15% and
     # distance 0.139 with an LSU queue of 16 that a load with no MSHR
