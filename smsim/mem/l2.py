@@ -84,8 +84,10 @@ RESIDUE_LINE = 1 << 50
 
 def residue_sectors(spec: L2Spec, size_bytes: int) -> np.ndarray:
     """The sectors of the dirty data a cache of ``size_bytes`` (a share of ``l2.usable``) holds when a kernel
-    starts: that share of ``l2.dirty_at_start_bytes``, in whole lines that no kernel's address names."""
-    lines = spec.dirty_at_start_bytes * size_bytes // spec.usable // spec.line_bytes
+    starts: that share of ``l2.dirty_at_start_bytes``, in whole lines that no kernel's address names (none
+    for a write-through L2, which holds nothing dirty)."""
+    held = spec.dirty_at_start_bytes if spec.model != "write_through" else 0
+    lines = held * size_bytes // spec.usable // spec.line_bytes
     spl = spec.line_bytes // spec.sector_bytes
     return ((RESIDUE_LINE + np.arange(lines, dtype=np.int64))[:, None] * spl + np.arange(spl)).ravel()
 
