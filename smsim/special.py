@@ -22,9 +22,8 @@ warps start at once (``streams.empty_1block1024``: 32 ``S2UR``).
 """
 from __future__ import annotations
 
-from collections import deque
-
 from .config import SpecialSpec
+from .mem.queue import room_at
 
 
 class SpecialRegisters:
@@ -34,7 +33,7 @@ class SpecialRegisters:
     def __init__(self, spec: SpecialSpec, subpartitions: int, queue: int):
         self.spec, self.queue = spec, queue
         self.free = 0.0                   # the cycle the unit can start its next read
-        self.waiting: list[deque] = [deque() for _ in range(subpartitions)]   # start cycles of each one's queued reads
+        self.waiting: list[list] = [[] for _ in range(subpartitions)]   # start cycles of each one's queued reads
 
     def read(self, sp: int, t: float) -> float:
         """An ``S2UR`` issued by sub-partition ``sp`` at ``t``: the cycle its result is written."""
@@ -45,7 +44,4 @@ class SpecialRegisters:
 
     def room_at(self, sp: int, t: float) -> float:
         """The first cycle from ``t`` at which sub-partition ``sp``'s queue has room for another read."""
-        q = self.waiting[sp]
-        while q and q[0] <= t:
-            q.popleft()
-        return q[len(q) - self.queue] if len(q) >= self.queue else t
+        return room_at(self.waiting[sp], self.queue, t)

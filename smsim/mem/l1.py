@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_right, insort
+from bisect import insort
 from typing import Callable
 
 import numpy as np
@@ -46,7 +46,7 @@ from ..contracts import L2Model, level_metrics
 from ..fast import cache
 from ..fast.cache import SectorCache
 from ..registry import L1_MODELS
-from .queue import BandwidthQueue
+from .queue import BandwidthQueue, room_at
 
 
 @L1_MODELS.register("sectored")
@@ -73,11 +73,7 @@ class L1:
 
     def space_at(self, t: float) -> float:
         """The cycle from which the LSU queue has room for a request arriving at ``t`` (``t`` if it has)."""
-        q = self.waiting
-        if q and q[0] <= t:
-            del q[:bisect_right(q, t)]
-        n = len(q) - self.spec.lsu_queue
-        return t if n < 0 else q[n]
+        return room_at(self.waiting, self.spec.lsu_queue, t)
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, words: np.ndarray | None = None, floating: bool = False) -> float:

@@ -20,6 +20,15 @@ from __future__ import annotations
 from bisect import bisect_right
 
 
+def room_at(leaving: list, capacity: int, t: float) -> float:
+    """The first cycle from ``t`` at which a queue of ``capacity`` entries, whose entries leave at the cycles
+    ``leaving`` (sorted), has room for one more: ``t`` if it has now. Entries gone by ``t`` are dropped."""
+    if leaving and leaving[0] <= t:
+        del leaving[:bisect_right(leaving, t)]
+    n = len(leaving) - capacity
+    return t if n < 0 else leaving[n]
+
+
 class BandwidthQueue:
     """FIFO server of ``bytes_per_cycle``."""
 

@@ -18,14 +18,13 @@ Registered as ``shared.model = "banked"``.
 """
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from ..config import SharedSpec
 from ..contracts import level_metrics
 from ..fast import banks
 from ..registry import SHARED_MODELS
+from .queue import room_at
 
 WARP_LANES = 32           # lanes of a warp: an access's phases split these
 
@@ -38,17 +37,14 @@ class SharedMemory:
     def __init__(self, spec: SharedSpec, subpartitions: int):
         self.spec = spec
         self.free = 0.0
-        self.queued: list[deque] = [deque() for _ in range(subpartitions)]   # start cycles of waiting instructions
+        self.queued: list[list] = [[] for _ in range(subpartitions)]   # start cycles of waiting instructions
         self.inst = {"ld": 0, "st": 0, "atom": 0}
         self.wavefronts = {"ld": 0, "st": 0, "atom": 0}
         self.ideal = {"ld": 0, "st": 0, "atom": 0}       # wavefronts with no bank conflict (one per phase)
 
     def full(self, sp: int, t: float) -> bool:
         """Is sub-partition ``sp``'s MIO queue full at ``t``?"""
-        q = self.queued[sp]
-        while q and q[0] <= t:
-            q.popleft()
-        return len(q) >= self.spec.mio_queue
+        return room_at(self.queued[sp], self.spec.mio_queue, t) > t
 
     def next_free(self, sp: int) -> float:
         """The cycle sub-partition ``sp``'s MIO queue next frees an entry (0 if none is waiting)."""
