@@ -115,9 +115,10 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
             info.read_sb = sb(c.read_sb)
         pipe = sass_mod.pipe_of(s)
         info.unit = "sync" if s.base in _SYNC else PIPE_UNIT.get(pipe, "")
-        info.special = s.base == "S2UR"          # the special-register unit, behind the MIO queue
-        if info.special or s.base == "S2R":      # S2R: no pipe, its result a fixed time after issue
-            info.unit = "special" if info.special else ""
+        if s.base == "S2UR":                     # the special-register unit, behind the MIO queue
+            info.special, info.unit = True, "special"
+        elif s.base == "S2R":                    # no pipe: its result a fixed time after issue
+            info.unit = ""
         if j is not None and s.base in sass_mod.MEMORY_OPS and ptx[j].mem:
             p = ptx[j]
             info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
