@@ -3,47 +3,38 @@
     python benchmarks/numba_code_hw.py --out DIR [case ...]     (default: every case of the ``plain`` family)
 
 For each Python case at its test size: the PTX ``numba.cuda.compile_ptx`` makes (``sm_90``, as
-``smsim.launch(..., compiler="numba")`` asks for it), that PTX's SASS by the ``ptxas``/``nvdisasm`` found on
-PATH or beside CUDA_HOME (when there), the NVVM version numba used, and the counts of PTX and SASS
-instructions and global loads. Run it on the GPU machine and here: where NVVM versions differ, so can
-the code (``docs/hardware/validate_hw.md`` says what was seen). Writes ``DIR/numba_code.json``, the PTX and
-SASS of every case in it.
+``smsim.launch(..., compiler="numba")`` asks for it), that PTX's SASS as smsim gets it (:func:`isa.sass.listing`:
+the ``smsim[sass]`` wheels' tools, else those on PATH; when there), the NVVM version numba used, and the counts
+of PTX and SASS instructions and global loads. Run it on the GPU machine and here: where NVVM versions differ,
+so can the code (``docs/hardware/validate_hw.md`` says what was seen). Writes ``DIR/numba_code.json``, the PTX
+and SASS of every case in it.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 
-def _tool(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
-        if root and os.path.exists(os.path.join(root, "bin", name)):
-            return os.path.join(root, "bin", name)
-    return None
+def _ptx_counts(ptx: str) -> tuple:
+    """``(instructions, global loads)`` of a PTX text."""
+    body = [ln for ln in ptx.splitlines() if re.match(r"\s+[@a-z]", ln) and not ln.strip().startswith(".")]
+    return len(body), sum("ld.global" in ln for ln in body)
 
 
-def _sass(ptx: str) -> str | None:
+def _sass(ptx: str) -> tuple | None:
+    """``(listing, instructions, global loads)`` of the SASS ptxas makes of ``ptx`` (:func:`isa.sass.listing`,
+    the tools smsim times with), or None without ptxas/nvdisasm."""
     from isa import sass
-    ptxas, nvdisasm = sass.tools() or (_tool("ptxas"), _tool("nvdisasm"))
-    if not (ptxas and nvdisasm):
+    if not sass.available():
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
-        pathlib.Path(src).write_text(ptx)
-        subprocess.run([ptxas, "-arch=sm_90", src, "-o", cubin], check=True, capture_output=True)
-        return subprocess.run([nvdisasm, cubin], check=True, capture_output=True, text=True).stdout
+    text = sass.listing(ptx)
+    ins = [x for x in sass.parse(text) if x.base != "NOP"]
+    return text, len(ins), sum(x.base == "LDG" for x in ins)
 
 
 def _launched_ptx(case, s) -> str | None:
@@ -76,26 +67,21 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     ids = args.cases or [c.id for c in cases.family("plain")]
     from isa import sass
-    result: dict = {"nvvm": ".".join(map(str, nvvm.NVVM().get_version())),
-                    "ptxas": (sass.tools() or (_tool("ptxas"),))[0], "cases": {}}
+    result: dict = {"nvvm": ".".join(map(str, nvvm.NVVM().get_version())), "ptxas": (sass.tools() or (None,))[0],
+                    "cases": {}}
     for cid in ids:
         c = cases.get(cid)
         s = c.setup("test", 0)
         ptx = compile_ptx(c.kernel, signature_of(s.args))
-        sass = _sass(ptx)
-        body = [ln for ln in ptx.splitlines() if re.match(r"\s+[@a-z]", ln) and not ln.strip().startswith(".")]
-        row = {"ptx_instructions": len(body), "ptx_global_loads": sum("ld.global" in ln for ln in body),
-               "ptx": ptx, "sass": sass}
-        if sass is not None:
-            ins = [ln for ln in sass.splitlines()
-                   if re.match(r"\s+/\*[0-9a-f]{4}\*/\s+[^.\s]", ln) and " NOP" not in ln]
-            row.update(sass_instructions=len(ins), sass_global_loads=sum("LDG" in ln for ln in ins))
+        n, loads = _ptx_counts(ptx)
+        row = {"ptx_instructions": n, "ptx_global_loads": loads, "ptx": ptx}
+        code = _sass(ptx)
+        if code is not None:
+            row.update(sass=code[0], sass_instructions=code[1], sass_global_loads=code[2])
         launched = _launched_ptx(c, s)         # what benchmarks/ncu_workloads.py runs, where there is a GPU
         if launched is not None:
-            lbody = [ln for ln in launched.splitlines() if re.match(r"\s+[@a-z]", ln)
-                     and not ln.strip().startswith(".")]
-            row.update(launched_ptx=launched, launched_ptx_instructions=len(lbody),
-                       launched_ptx_global_loads=sum("ld.global" in ln for ln in lbody))
+            n, loads = _ptx_counts(launched)
+            row.update(launched_ptx=launched, launched_ptx_instructions=n, launched_ptx_global_loads=loads)
         result["cases"][cid] = row
         print(cid, {k: v for k, v in row.items() if k not in ("ptx", "sass", "launched_ptx")}, flush=True)
     (out / "numba_code.json").write_text(json.dumps(result, indent=1))
