@@ -207,6 +207,8 @@ class Kernel:
     #: ``.pragma`` statements of the body, as (index of the instruction they precede, text), e.g. nvcc's
     #: ``"nounroll"`` for ``#pragma unroll 1``: the interpreter ignores them, ptxas must see them again
     pragmas: tuple = field(default=(), compare=False, repr=False)
+    #: how the PTX was made, for reports ("numba-cuda's code, link-time optimized as on a GPU"); "" unknown
+    origin: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self):
         self.params = tuple(self.params)

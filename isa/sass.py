@@ -4,18 +4,21 @@ The functional interpreter executes PTX; the SM executes what ``ptxas`` makes of
 arithmetic into ``IMAD.WIDE``/``LEA``, narrows 64-bit index math, moves parameters into constant-bank
 operands, turns divisions and ``ex2`` into short sequences and unrolls loops. The timing model should
 issue that, not the PTX. Everything needed runs without a GPU, from pip (the ``smsim[sass]`` extra):
-``nvidia-cuda-nvcc-cu12`` ships ``ptxas``, ``nvidia-cuda-nvdisasm`` ships ``nvdisasm``.
+``nvidia-cuda-nvcc`` 13.0 ships ``ptxas``, ``nvidia-cuda-nvdisasm`` ships ``nvdisasm``. The version is the
+one the measured H200 compiled with (CUDA 13.0, its driver 580; ``docs/hardware/numba_code_hw.md``): the
+SASS of the same PTX differs between ptxas releases, and smsim should time what the GPU ran.
 
 Life of a kernel through this module (:func:`of`):
 
 1. :func:`isa.printer.ptxas_text` prints the kernel as a module ``ptxas`` accepts, each instruction
    preceded by ``.loc 1 N 0`` where ``N - 1`` is its index in the kernel body;
-2. ``ptxas -arch=sm_90 -lineinfo -v`` assembles it (noting the registers it allocated, which the occupancy
-   uses) and ``nvdisasm -g -hex`` disassembles it: each SASS
+2. ``ptxas -arch=sm_90 -lineinfo -v`` (``sm_90a`` for PTX that targets it) assembles it (noting the
+   registers it allocated, which the occupancy uses) and ``nvdisasm -g -hex`` disassembles it: each SASS
    instruction then carries the PTX line (so the PTX index) it came from, and its 128-bit encoding, whose
    top bits are the control code ptxas wrote (:class:`Control`: stall cycles, yield, the scoreboard it
    sets for a variable-latency result, the scoreboards it waits on); both steps are cached on disk, keyed
-   by the PTX text (``$SMSIM_CACHE`` or ``~/.cache/smsim``), so a sweep pays them once;
+   by the PTX text and the ptxas release (``$SMSIM_CACHE`` or ``~/.cache/smsim``), so a sweep pays them
+   once;
 3. :func:`parse` reads the listing into :class:`SassIns` (address, guard, opcode and modifiers,
    operands, PTX index, control), the code after the kernel's final self-branch or from its first named
    subroutine on (out-of-line code, such as the slow path of a 64-bit division) marked ``outlined``;
@@ -46,6 +49,7 @@ fall back to PTX timing (:mod:`isa.cost`).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -132,10 +136,11 @@ def _wheel_bin(tool: str, *packages: str) -> str | None:
 
 
 def tools() -> tuple | None:
-    """``(ptxas, nvdisasm)`` paths: ``$SMSIM_PTXAS``/``$SMSIM_NVDISASM``, then the NVIDIA wheels
-    (``nvidia-cuda-nvcc-cu12``; ``nvidia-cuda-nvdisasm``, which installs under ``cu13``), then the PATH; None if
-    either is missing."""
-    ptxas = os.environ.get("SMSIM_PTXAS") or _wheel_bin("ptxas", "cuda_nvcc") or shutil.which("ptxas")
+    """``(ptxas, nvdisasm)`` paths: ``$SMSIM_PTXAS``/``$SMSIM_NVDISASM``, then the NVIDIA wheels (CUDA 13's
+    ``nvidia-cuda-nvcc`` and ``nvidia-cuda-nvdisasm`` install under ``cu13``; CUDA 12's ``nvidia-cuda-nvcc-cu12``
+    under ``cuda_nvcc``), then the PATH; None if either is missing."""
+    ptxas = (os.environ.get("SMSIM_PTXAS") or _wheel_bin("ptxas", "cu13", "cuda_nvcc")
+             or shutil.which("ptxas"))
     nvdisasm = (os.environ.get("SMSIM_NVDISASM") or _wheel_bin("nvdisasm", "cu13", "cuda_nvdisasm")
                 or shutil.which("nvdisasm"))
     return (ptxas, nvdisasm) if ptxas and nvdisasm else None
@@ -157,17 +162,19 @@ def listing(ptx: str) -> str:
     found = tools()
     if found is None:
         raise SassUnavailable("SASS needs ptxas and nvdisasm: pip install 'smsim[sass]' "
-                              "(nvidia-cuda-nvcc-cu12, nvidia-cuda-nvdisasm)")
-    key = hashlib.sha256(ptx.encode()).hexdigest()[:32]
+                              "(nvidia-cuda-nvcc 13.0, nvidia-cuda-nvdisasm)")
+    ptxas, nvdisasm = found
+    key = hashlib.sha256((ptxas_release(ptxas) + "\n" + ptx).encode()).hexdigest()[:32]
     cached = cache_dir() / f"{key}.sass"
     if cached.exists():
         return cached.read_text()
-    ptxas, nvdisasm = found
     with tempfile.TemporaryDirectory(prefix="smsim-sass-") as tmp:
         src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(src, "w") as f:
             f.write(ptx)
-        info = _tool([ptxas, "-arch=sm_90", "-lineinfo", "-v", src, "-o", cubin], "ptxas", stderr=True)
+        target = re.search(r"^\s*\.target\s+(sm_90a?)\b", ptx, re.M)    # numba's LTO PTX is for sm_90a
+        arch = target.group(1) if target else "sm_90"
+        info = _tool([ptxas, f"-arch={arch}", "-lineinfo", "-v", src, "-o", cubin], "ptxas", stderr=True)
         used = re.search(r"Used (\d+) registers", info)
         text = _tool([nvdisasm, "-g", "-hex", cubin], "nvdisasm")
         if used:
@@ -180,6 +187,13 @@ def listing(ptx: str) -> str:
     except OSError:
         pass                                  # a read-only home: no cache, still a result
     return text
+
+
+@functools.lru_cache(maxsize=None)
+def ptxas_release(ptxas: str) -> str:
+    """The release line ``ptxas --version`` prints (``"Cuda compilation tools, release 13.0, V13.0.88"``)."""
+    lines = _tool([ptxas, "--version"], "ptxas").strip().splitlines()
+    return next((line for line in lines if "release" in line), lines[-1] if lines else "")
 
 
 def _tool(cmd: list, name: str, stderr: bool = False) -> str:

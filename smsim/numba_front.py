@@ -8,11 +8,17 @@ for numba (:func:`to_numba`: every global that is ``smsim.cuda`` or a name taken
 device functions are converted recursively; source and bytecode are unchanged, so numba compiles exactly
 the kernel smsim's own compiler would). :func:`signature_of` types the launch arguments the way numba's
 ``typeof`` does (arrays with layout ``"C"`` or ``"A"``, Python ``int`` -> int64, ``float`` -> float64).
-``numba.cuda.compile_ptx`` then compiles it for ``sm_90`` on the CPU (no GPU or driver needed: device
-functions, which numba would compile for the current device, are compiled for the same target), with
-line information so that each instruction keeps its Python line. The mangled entry name is replaced by the
-function's own name throughout the text (the parameters become ``<name>_param_<i>``), :func:`isa.parse`
-reads it and the :class:`isa.Kernel` is cached in memory per (function, signature).
+numba-cuda then compiles it on the CPU (no GPU or driver needed: device functions, which numba would compile
+for the current device, are compiled for the same target), with line information so that each instruction
+keeps its Python line, the way it does for a launch on an H100/H200: NVVM makes LTO-IR for ``compute_90a``
+and nvJitLink optimizes it at link time (:func:`_lto_ptx`; here it writes the linked PTX rather than a
+cubin). That PTX is not the one ``numba.cuda.compile_ptx`` shows: link-time optimization schedules and
+unrolls differently, and ptxas makes of it, instruction for instruction, the SASS the H200 ran (160 of 161
+workload kernels, ``docs/hardware/numba_code_hw.md``; the plain PTX gave ``plain.stencil3d7`` one DRAM
+round trip an iteration where the GPU's code makes two). Without nvJitLink (or where it fails) the kernel
+is compiled by ``compile_ptx`` for ``sm_90``, and :attr:`isa.Kernel.origin` says so. The mangled entry name
+is replaced by the function's own name throughout the text (the parameters become ``<name>_param_<i>``),
+:func:`isa.parse` reads it and the :class:`isa.Kernel` is cached in memory per (function, signature).
 
 numba's kernel ABI passes an array as ``5 + 2 * ndim`` parameters: meminfo, parent, nitems, itemsize, the
 data pointer, the shape and the strides in bytes (all ``.u64``); scalars as their own type (booleans and
@@ -137,22 +143,33 @@ def compile_kernel(kernel: Any, args: Sequence[Any]) -> tuple[isa.Kernel, Callab
         nparams = py.__code__.co_argcount
         if nparams != len(sig):
             raise KernelError(f"invalid launch: {py.__name__} takes {nparams} argument(s), got {len(sig)}")
-        ptx = compile_ptx(kernel, sig)
+        ptx, origin = _compile(kernel, sig)
         compiled = _parse(ptx, py.__name__)
+        compiled.origin = origin
         _compiled[key] = (compiled, _flattener(sig, compiled))
     return _compiled[key]
 
 
 def compile_ptx(kernel: Any, sig: tuple) -> str:
     """numba's PTX for ``kernel`` with argument types ``sig`` (line information on), entry renamed to the
-    Python function's name. :class:`CompileError` naming the kernel when numba rejects it."""
+    Python function's name: link-time optimized as for a launch where nvJitLink is installed (see the
+    module docstring). :class:`CompileError` naming the kernel when numba rejects it."""
+    return _compile(kernel, sig)[0]
+
+
+def _compile(kernel: Any, sig: tuple) -> tuple[str, str]:
+    """``(PTX, origin)``: :func:`compile_ptx`'s PTX and how it was made."""
     ncuda = _numba_cuda()
     py = getattr(kernel, "py_func", kernel)
     nk = to_numba(kernel, device=False)
     try:
         with _cpu_target(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ptx, _ = ncuda.compile_ptx(nk.py_func, sig, cc=CC, lineinfo=True)
+            ptx = _lto_ptx(ncuda, nk.py_func, sig)
+            origin = "numba-cuda's code, link-time optimized as on a GPU"
+            if ptx is None:
+                ptx, _ = ncuda.compile_ptx(nk.py_func, sig, cc=CC, lineinfo=True)
+                origin = "numba-cuda's code, not link-time optimized (no nvJitLink)"
     except Exception as e:   # numba's TypingError, LoweringError, UnsupportedError ...
         if "NVVM" in type(e).__name__ or "libNVVM" in str(e):
             raise ImportError(f"numba-cuda cannot find NVVM ({e}); install it with: {INSTALL_HINT}") from None
@@ -163,7 +180,23 @@ def compile_ptx(kernel: Any, sig: tuple) -> str:
     m = re.search(r"\.entry\s+([\w$]+)\s*\(", ptx)
     if m is None:
         raise CompileError(f"numba's PTX for {py.__name__} has no .entry")
-    return ptx.replace(m.group(1), py.__name__)
+    return ptx.replace(m.group(1), py.__name__), origin
+
+
+def _lto_ptx(ncuda: Any, py: Any, sig: tuple) -> str | None:
+    """PTX as numba-cuda makes it for a launch on an sm_90 GPU with nvJitLink: NVVM compiles LTO-IR for
+    ``compute_90a`` and nvJitLink optimizes it at link time; here nvJitLink writes the linked PTX. None
+    where that fails (no nvJitLink: cuda.core's Linker falls back to the driver, which writes no PTX)."""
+    try:
+        from cuda.core import Linker, LinkerOptions, ObjectCode
+        ltoir, _ = ncuda.compile(py, sig, device=False, abi="numba", output="ltoir", cc=CC + ("a",),
+                                 lineinfo=True)
+        linker = Linker(ObjectCode.from_ltoir(ltoir, name=py.__name__),
+                        options=LinkerOptions(arch="sm_90a", link_time_optimization=True, ptx=True, lineinfo=True))
+        code = linker.link("ptx").code
+    except Exception:
+        return None
+    return (code.decode() if isinstance(code, bytes) else str(code)).strip("\x00").strip()
 
 
 @contextlib.contextmanager

@@ -108,6 +108,8 @@ def _summary(res) -> str:
     rows = [
         ("kernel", res.kernel.name),
         ("config", _config_name(res.config)),
+        ("timed", f"{'SASS' if m.get('smsim.stream_sass') else 'PTX'}"
+                  + (f" of {res.kernel.origin}" if res.kernel.origin else " stream")),
         ("grid x block", f"{_dims(res.grid)} x {_dims(res.block)} threads"),
         ("blocks timed", f"{res.blocks_timed} of {res.blocks}"),
         *([("PARTIAL", "stopped by Ctrl-C: the figures cover the cycles simulated until then")]

@@ -231,3 +231,42 @@ def test_ptxas_accepts_printed_numba_ptx(case_id: str, index_lines: bool, tmp_pa
     run = subprocess.run([_ptxas(), "-arch=sm_90", str(src), "-o", str(tmp_path / "k.cubin")],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
+
+
+@cuda.jit
+def _axpy_lto(out, x, a):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + out[i]
+
+
+def test_numba_code_is_link_time_optimized_and_reports_say_so() -> None:
+    """With nvJitLink (installed by the test set-up) numba's kernel is LTO-IR linked as on a GPU: PTX for
+    sm_90a (ptxas is asked for that target), and the report names the code it timed."""
+    x = np.arange(64, dtype=np.float32)
+    ptx = numba_front.compile_ptx(_axpy_lto, numba_front.signature_of((x, x, 2.0)))
+    assert ".target sm_90a" in ptx and "_axpy_lto" in ptx
+    from isa import sass
+    if sass.available():
+        assert "LDG.E" in sass.listing(ptx)          # assembled for sm_90a, not refused for sm_90
+    res = smsim.launch(_axpy_lto, 1, 64, (np.zeros(64, np.float32), x, 2.0), config="h200", compiler="numba")
+    assert res.kernel.origin == "numba-cuda's code, link-time optimized as on a GPU"
+    from smsim.report import render
+    stream = "SASS" if res.metrics["smsim.stream_sass"] else "PTX"
+    assert f"timed          {stream} of numba-cuda's code, link-time optimized as on a GPU" in render(res)
+
+
+@cuda.jit
+def _axpy_plain(out, x, a):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] - out[i]
+
+
+def test_without_nvjitlink_numba_code_is_compile_ptx_s_and_says_so(monkeypatch) -> None:
+    monkeypatch.setattr(numba_front, "_lto_ptx", lambda *a: None)
+    x = np.arange(64, dtype=np.float32)
+    out = np.ones(64, np.float32)
+    res = smsim.launch(_axpy_plain, 1, 64, (out, x, 2.0), timing=False, compiler="numba")
+    assert res.kernel.origin == "numba-cuda's code, not link-time optimized (no nvJitLink)"
+    assert np.array_equal(out, 2.0 * x - 1.0)

@@ -13,6 +13,7 @@ from isa.interp import Launch
 from isa.printer import ptxas_text
 from isa.trace import trace_blocks
 from smsim import cuda
+from smsim import numba_front
 from smsim.launch import _compiled
 from workloads.microbench import ffma_chain
 
@@ -257,3 +258,40 @@ def test_asm_sass_prints_each_ptx_instructions_sass_under_it(capsys):
     assert "LDG.E" in lines[ld + 1]                         # the SASS load right under the PTX load
     assert "// vector.py:" in out                           # and the Python line above them
     assert sum("LDG" in line for line in lines) == 2
+
+
+def _launched_sass() -> dict:
+    import json
+    from pathlib import Path
+    data = json.loads((Path(__file__).parents[1] / "docs/hardware/numba_code_hw.json").read_text())
+    return {cid: row["launched_sass"] for cid, row in data["cases"].items() if row.get("launched_sass")}
+
+
+def _named_alike(texts) -> list:
+    """Instruction texts with a call's or return's target kernel name (mangled on the GPU, the Python
+    function's name here) replaced by ``K``."""
+    import re
+    return [re.sub(r"`\(\w+\)", "`(K)", t) for t in texts]
+
+
+#: kernels whose SASS here differs from what the H200 ran (docs/hardware/numba_code_hw.md)
+SASS_DIFFERS_FROM_THE_H200 = {"softmax.warp_shuffle"}
+
+
+@needs_tools
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed")
+def test_numba_kernels_assemble_to_the_sass_the_h200_ran():
+    """numba-cuda's code, link-time optimized as a launch does (smsim.numba_front) and assembled by the
+    smsim[sass] ptxas, is the SASS the H200 loaded, instruction for instruction, for every Python workload
+    kernel but one (benchmarks/numba_code_hw.py --all on the device: nvdisasm of each launch's cubin)."""
+    launched = _launched_sass()
+    assert len(launched) >= 160
+    differ = set()
+    for cid, hw in launched.items():
+        c = workloads.get(cid)
+        k = _compiled(c.kernel, c.setup("test", 0).args, "numba")[0]
+        assert k.origin.startswith("numba-cuda's code, link-time optimized"), (cid, k.origin)
+        mine = [x.text for x in sass.parse(sass.listing(ptxas_text(k, index_lines=True)), k.name) if x.base != "NOP"]
+        if _named_alike(mine) != _named_alike(hw):
+            differ.add(cid)
+    assert differ == SASS_DIFFERS_FROM_THE_H200
