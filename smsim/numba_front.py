@@ -13,12 +13,14 @@ for the current device, are compiled for the same target), with line information
 keeps its Python line, the way it does for a launch on an H100/H200: NVVM makes LTO-IR for ``compute_90a``
 and nvJitLink optimizes it at link time (:func:`_lto_ptx`; here it writes the linked PTX rather than a
 cubin). That PTX is not the one ``numba.cuda.compile_ptx`` shows: link-time optimization schedules and
-unrolls differently, and ptxas makes of it, instruction for instruction, the SASS the H200 ran (160 of 161
-workload kernels, ``docs/hardware/numba_code_hw.md``; the plain PTX gave ``plain.stencil3d7`` one DRAM
-round trip an iteration where the GPU's code makes two). Without nvJitLink (or where it fails) the kernel
-is compiled by ``compile_ptx`` for ``sm_90``, and :attr:`isa.Kernel.origin` says so. The mangled entry name
-is replaced by the function's own name throughout the text (the parameters become ``<name>_param_<i>``),
-:func:`isa.parse` reads it and the :class:`isa.Kernel` is cached in memory per (function, signature).
+unrolls differently, and ptxas makes of it, instruction for instruction, the SASS the H200 ran (all 161
+Python workload kernels, ``docs/hardware/numba_code_hw.md``; the plain PTX gave ``plain.stencil3d7`` one
+DRAM round trip an iteration where the GPU's code makes two). A launch compiles without line information;
+where it would change the code (``softmax.warp_shuffle``), the kernel is compiled without it and its
+instructions have no Python lines. Without nvJitLink (or where it fails) the kernel is compiled by
+``compile_ptx`` for ``sm_90``, and :attr:`isa.Kernel.origin` says so. The mangled entry name is replaced by
+the function's own name throughout the text (the parameters become ``<name>_param_<i>``), :func:`isa.parse`
+reads it and the :class:`isa.Kernel` is cached in memory per (function, signature).
 
 numba's kernel ABI passes an array as ``5 + 2 * ndim`` parameters: meminfo, parent, nitems, itemsize, the
 data pointer, the shape and the strides in bytes (all ``.u64``); scalars as their own type (booleans and
@@ -165,11 +167,14 @@ def _compile(kernel: Any, sig: tuple) -> tuple[str, str]:
     try:
         with _cpu_target(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ptx = _lto_ptx(ncuda, nk.py_func, sig)
-            origin = "numba-cuda's code, link-time optimized as on a GPU"
-            if ptx is None:
+            linked = _lto_ptx(ncuda, nk.py_func, sig)
+            if linked is None:
                 ptx, _ = ncuda.compile_ptx(nk.py_func, sig, cc=CC, lineinfo=True)
                 origin = "numba-cuda's code, not link-time optimized (no nvJitLink)"
+            else:
+                ptx = linked[0]
+                origin = "numba-cuda's code, link-time optimized as on a GPU" + \
+                    ("" if linked[1] else " (no Python lines: they change its code)")
     except Exception as e:   # numba's TypingError, LoweringError, UnsupportedError ...
         if "NVVM" in type(e).__name__ or "libNVVM" in str(e):
             raise ImportError(f"numba-cuda cannot find NVVM ({e}); install it with: {INSTALL_HINT}") from None
@@ -183,20 +188,27 @@ def _compile(kernel: Any, sig: tuple) -> tuple[str, str]:
     return ptx.replace(m.group(1), py.__name__), origin
 
 
-def _lto_ptx(ncuda: Any, py: Any, sig: tuple) -> str | None:
-    """PTX as numba-cuda makes it for a launch on an sm_90 GPU with nvJitLink: NVVM compiles LTO-IR for
-    ``compute_90a`` and nvJitLink optimizes it at link time; here nvJitLink writes the linked PTX. None
-    where that fails (no nvJitLink: cuda.core's Linker falls back to the driver, which writes no PTX)."""
+def _lto_ptx(ncuda: Any, py: Any, sig: tuple) -> tuple[str, bool] | None:
+    """``(PTX, lines)`` as numba-cuda makes it for a launch on an sm_90 GPU with nvJitLink: NVVM compiles LTO-IR
+    for ``compute_90a`` and nvJitLink optimizes it at link time; here nvJitLink writes the linked PTX. With
+    line information (``lines``) unless that changes the code: a launch compiles without it, and in rare
+    kernels (``softmax.warp_shuffle``) its debug records change what link-time optimization makes. None where
+    linking fails (no nvJitLink: cuda.core's Linker falls back to the driver, which writes no PTX)."""
+    def link(lineinfo: bool) -> str:
+        ltoir, _ = ncuda.compile(py, sig, device=False, abi="numba", output="ltoir", cc=CC + ("a",),
+                                 lineinfo=lineinfo)
+        options = LinkerOptions(arch="sm_90a", link_time_optimization=True, ptx=True, lineinfo=lineinfo)
+        code = Linker(ObjectCode.from_ltoir(ltoir, name=py.__name__), options=options).link("ptx").code
+        return (code.decode() if isinstance(code, bytes) else str(code)).strip("\x00").strip()
+
+    def code_of(ptx: str) -> list:
+        return [line for line in ptx.splitlines() if not line.lstrip().startswith((".loc", ".file", "//"))]
     try:
         from cuda.core import Linker, LinkerOptions, ObjectCode
-        ltoir, _ = ncuda.compile(py, sig, device=False, abi="numba", output="ltoir", cc=CC + ("a",),
-                                 lineinfo=True)
-        linker = Linker(ObjectCode.from_ltoir(ltoir, name=py.__name__),
-                        options=LinkerOptions(arch="sm_90a", link_time_optimization=True, ptx=True, lineinfo=True))
-        code = linker.link("ptx").code
+        with_lines, without = link(True), link(False)
     except Exception:
         return None
-    return (code.decode() if isinstance(code, bytes) else str(code)).strip("\x00").strip()
+    return (with_lines, True) if code_of(with_lines) == code_of(without) else (without, False)
 
 
 @contextlib.contextmanager
