@@ -1,6 +1,7 @@
 """What the hardware probes share (``sched_order_hw``, ``sm_spread_hw``, ``atomics_hw``, ``dram_segments_hw``):
 numba-cuda with its numpy workaround, special-register intrinsics, a kernel that clears L2 by reading, CUDA
-event timing of long launches, and the command line that writes a probe's JSON.
+event timing of long launches, the command line that writes a probe's JSON, and for the probes ncu profiles
+(``store_paths_hw``, ``loop_trip_hw``) the stall reasons they record with each launch.
 
 Life of a probe run: ``main(__doc__, run)`` parses ``--out``, calls ``run(out)``, which launches its kernels
 (made with :func:`numba_cuda` and :func:`special`), times them with :func:`event_ns` where a kernel is long
@@ -128,3 +129,25 @@ def ncu_rows(ncu: str, script: str, metrics: Sequence[str], cases: int) -> list:
         raise RuntimeError(f"ncu gave {len(rows)} rows for {cases} cases (exit {p.returncode}): "
                            f"{p.stderr[-2000:]} {p.stdout[-2000:]}")
     return [{k: nw._number(r[k]) for k in metrics if k in r} for r in rows]
+
+
+#: the warp stall reasons a probe records (``smsp__average_warps_issue_stalled_<reason>_per_issue_active``)
+STALLS = ("drain", "lg_throttle", "long_scoreboard", "short_scoreboard", "mio_throttle", "wait", "selected",
+          "not_selected", "membar", "no_instruction", "imc_miss", "barrier", "math_pipe_throttle", "dispatch_stall")
+
+
+def stall_metric(reason: str) -> str:
+    """The ncu metric of a stall reason: warp-cycles per issued instruction."""
+    return f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+
+
+def ncu_profile(ncu: str, script: str, metrics: Sequence[str], cases: int) -> list:
+    """:func:`ncu_rows` of ``metrics`` and every :data:`STALLS` reason."""
+    return ncu_rows(ncu, script, list(metrics) + [stall_metric(s) for s in STALLS], cases)
+
+
+def top_stalls(m: dict, n: int = 3) -> str:
+    """The ``n`` largest stall reasons of a row of ncu metrics, as ``"reason value ..."``."""
+    st = {s: m.get(stall_metric(s), 0.0) for s in STALLS}
+    return " ".join(f"{k} {v:.1f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1])[:n])
+

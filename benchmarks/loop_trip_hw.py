@@ -35,9 +35,6 @@ METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "sm__cycles_activ
            "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct", "lts__t_sector_op_read_hit_rate.pct",
            "lts__t_sector_op_write_hit_rate.pct", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "lts__t_sectors_srcunit_tex_op_read.sum")
-STALLS = ("drain", "lg_throttle", "long_scoreboard", "short_scoreboard", "mio_throttle", "wait", "selected",
-          "not_selected", "membar", "no_instruction", "imc_miss", "barrier", "math_pipe_throttle", "dispatch_stall")
-
 
 def cases() -> list:
     """``(kernel name, shape)`` of every launch, in order."""
@@ -64,21 +61,18 @@ def once() -> None:
 
 def profile(ncu: str) -> list:
     """``ncu``'s rows of the ``--once`` run, one a case in :func:`cases` order."""
-    stalls = [f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio" for s in STALLS]
-    return hw_probe.ncu_rows(ncu, str(pathlib.Path(__file__).resolve()), list(METRICS) + stalls, len(cases()))
+    return hw_probe.ncu_profile(ncu, str(pathlib.Path(__file__).resolve()), METRICS, len(cases()))
 
 
 def run(out_path: str, ncu: str) -> None:
     rows = []
     for (name, shape), m in zip(cases(), profile(ncu)):
         rows.append(dict(kernel=name, shape=list(shape), grid=list(grid(shape)), block=list(BLOCK), metrics=m))
-        st = {s: m.get(f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio", 0.0) for s in STALLS}
-        top = sorted(st.items(), key=lambda kv: -kv[1])[:3]
         print(f"{name:15s} {str(shape):16s} {m['gpu__time_duration.sum'] / 1e3:8.2f} us, active max "
               f"{m['sm__cycles_active.max']:9.0f}, inst {m['smsp__inst_executed.sum']:10.0f}, "
               f"L1 hit {m.get('l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct', 0):5.1f}%, "
               f"L2 read hit {m.get('lts__t_sector_op_read_hit_rate.pct', 0):5.1f}%, "
-              + " ".join(f"{k} {v:.1f}" for k, v in top), flush=True)
+              + hw_probe.top_stalls(m), flush=True)
     for name in KERNELS:
         for small, big in zip(SHAPES[::2], SHAPES[1::2]):
             a, b = (next(r for r in rows if r["kernel"] == name and r["shape"] == list(s)) for s in (small, big))

@@ -17,12 +17,13 @@ Written against ``smsim.cuda`` so that smsim simulates exactly the source the H2
 * ``six_copy``: the stencil without ``u[z, y + 1, x]``;
 * ``nine_copy``: the stencil and ``u[z - 1, y - 1, x]``, ``u[z - 1, y + 1, x]``;
 * ``seven_sum``: the 7-point stencil's seven loads, summed into ``acc``, stored once after the loop;
-* ``seven_copy``: the 7-point stencil (``workloads/plain.py``'s ``stencil3d7``): seven loads and a store
-  each iteration.
+* ``seven_copy``: the 7-point stencil, ``workloads/plain.py``'s ``stencil3d7`` itself: seven loads and a
+  store each iteration.
 """
 import numpy as np
 
 from smsim import cuda
+from workloads.plain import stencil3d7 as seven_copy
 
 
 @cuda.jit
@@ -132,16 +133,6 @@ def seven_sum(u, out):
             acc += (u[z, y, x - 1] + u[z, y, x + 1] + u[z, y - 1, x] + u[z, y + 1, x]
                     + u[z - 1, y, x] + u[z + 1, y, x] - np.float32(6.0) * u[z, y, x])
         out[0, y, x] = acc
-
-
-@cuda.jit
-def seven_copy(u, out):
-    x, y = cuda.grid(2)
-    nz, ny, nx = u.shape
-    if x > 0 and x < nx - 1 and y > 0 and y < ny - 1:
-        for z in range(1, nz - 1):
-            out[z, y, x] = (u[z, y, x - 1] + u[z, y, x + 1] + u[z, y - 1, x] + u[z, y + 1, x]
-                            + u[z - 1, y, x] + u[z + 1, y, x] - np.float32(6.0) * u[z, y, x])
 
 
 KERNELS = {"next_sum": next_sum, "next_copy": next_copy, "next_copy_same": next_copy_same, "next_copy2": next_copy2,

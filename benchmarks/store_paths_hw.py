@@ -65,9 +65,6 @@ METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "dram__bytes_read
            "lts__t_sectors_srcunit_tex_op_write.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
            "lts__t_sector_op_write_hit_rate.pct", "smsp__inst_executed.sum",
            "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
-STALLS = ("drain", "lg_throttle", "long_scoreboard", "short_scoreboard", "mio_throttle", "wait", "selected",
-          "not_selected", "membar", "no_instruction", "imc_miss", "barrier", "math_pipe_throttle", "dispatch_stall")
-
 
 def kernel_source(pattern: str) -> str:
     """The Python source of the kernel ``k(out, inp, n, v)`` of a pattern."""
@@ -120,8 +117,7 @@ def once() -> None:
 
 def profile(ncu: str) -> list:
     """``ncu``'s rows of the ``--once`` run, one a case in :func:`cases` order."""
-    stalls = [f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio" for s in STALLS]
-    return hw_probe.ncu_rows(ncu, str(pathlib.Path(__file__).resolve()), list(METRICS) + stalls, len(cases()))
+    return hw_probe.ncu_profile(ncu, str(pathlib.Path(__file__).resolve()), METRICS, len(cases()))
 
 
 def run(out_path: str, ncu: str) -> None:
@@ -133,11 +129,9 @@ def run(out_path: str, ncu: str) -> None:
         rows.append(row)
         us = m["gpu__time_duration.sum"] / 1e3
         rd, wr = m["dram__bytes_read.sum"] / 1e6, m["dram__bytes_write.sum"] / 1e6
-        st = {s: m.get(f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio", 0.0) for s in STALLS}
-        top = sorted(st.items(), key=lambda kv: -kv[1])[:3]
         print(f"{pattern:20s} {warps:2d} warps/SM: {us:9.1f} us, DRAM read {rd:8.1f} MB, write {wr:8.1f} MB, "
               f"L2 write hit {m.get('lts__t_sector_op_write_hit_rate.pct', 0):5.1f}%, "
-              + " ".join(f"{k} {v:.1f}" for k, v in top), flush=True)
+              + hw_probe.top_stalls(m), flush=True)
     hw_probe.write(out_path, words=WORDS, multiplier=C, rows=rows)
 
 
