@@ -201,14 +201,34 @@ def _lto_ptx(ncuda: Any, py: Any, sig: tuple) -> tuple[str, bool] | None:
         code = Linker(ObjectCode.from_ltoir(ltoir, name=py.__name__), options=options).link("ptx").code
         return (code.decode() if isinstance(code, bytes) else str(code)).strip("\x00").strip()
 
-    def code_of(ptx: str) -> list:
-        return [line for line in ptx.splitlines() if not line.lstrip().startswith((".loc", ".file", "//"))]
     try:
         from cuda.core import Linker, LinkerOptions, ObjectCode
         with_lines, without = link(True), link(False)
     except Exception:
         return None
-    return (with_lines, True) if code_of(with_lines) == code_of(without) else (without, False)
+    return (with_lines, True) if _same_code(with_lines, without) else (without, False)
+
+
+def _same_code(a: str, b: str) -> bool:
+    """Whether two of numba's PTX texts for one kernel (with and without line information) make the same
+    machine code: the same instructions (the entry's mangled name, which encodes the options, the numbering
+    of shared arrays and the line records aside), else, where ptxas is installed, the same SASS (line
+    records also move PTX instructions that ptxas schedules alike)."""
+    def code_of(ptx: str) -> list:
+        m = re.search(r"\.entry\s+([\w$]+)\s*\(", ptx)
+        text = re.sub(r"_cudapy_smem_\d+", "_cudapy_smem", ptx.replace(m.group(1), "K") if m else ptx)
+        return [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith((".loc", ".file", "//"))]
+    if code_of(a) == code_of(b):
+        return True
+    from isa import sass
+    if not sass.available():
+        return True                   # no SASS to tell them apart: PTX timing, which the lines do not change
+    try:
+        texts = [[re.sub(r"`\(\w+\)", "`(K)", x.text) for x in sass.parse(sass.listing(ptx)) if x.base != "NOP"]
+                 for ptx in (a, b)]
+    except sass.SassUnavailable:
+        return True
+    return texts[0] == texts[1]
 
 
 @contextlib.contextmanager

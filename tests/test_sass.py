@@ -285,12 +285,15 @@ def test_numba_kernels_assemble_to_the_sass_the_h200_ran():
     without its Python lines, whose debug records would change its code."""
     launched = _launched_sass()
     assert len(launched) >= 160
-    differ = set()
+    differ, lineless = set(), set()
     for cid, hw in launched.items():
         c = workloads.get(cid)
         k = _compiled(c.kernel, c.setup("test", 0).args, "numba")[0]
         assert k.origin.startswith("numba-cuda's code, link-time optimized"), (cid, k.origin)
+        if "no Python lines" in k.origin:
+            lineless.add(cid)
         mine = [x.text for x in sass.parse(sass.listing(ptxas_text(k, index_lines=True)), k.name) if x.base != "NOP"]
         if _named_alike(mine) != _named_alike(hw):
             differ.add(cid)
     assert not differ
+    assert lineless == {"softmax.warp_shuffle"}     # the others keep their Python lines
