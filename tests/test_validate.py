@@ -77,8 +77,12 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     """Every case at its test size on the h200 config as users run it (the README's set-up: numba-cuda's NVVM
     compiles the Python, as on a GPU, and the SASS ptxas makes of it is timed; the figures
     docs/timing_model.md quotes). A model change may only improve these; tighten them when it does."""
-    # measured on this model: 5.07%, 88.2%, 7.49%, 95.6%, 5.6%, 93.7%, 91.3%, stall distance 0.128 (worst:
-    # plain.stencil3d7, 34% fast), with the 12 `plain` kernels, measured after this model was built and compared
+    # measured on this model: 4.92%, 88.2%, 7.41%, 95.6%, 5.6%, 93.7%, 92.1%, stall distance 0.129 (worst:
+    # matmul.naive_swapped, 19% slow) since numba's code is link-time optimized as a GPU launch makes it and
+    # assembled by CUDA 13.0's ptxas (the SASS the H200 ran, docs/hardware/numba_code_hw.md): 11 cases'
+    # SASS changed, plain.stencil3d7 0.66 -> 1.15 (its GPU code waits twice an iteration), colsum64's and
+    # matvec_cols' instructions now the H200's; 5.07%, 88.2%, 7.49%, 95.6%, 93.7%, 91.3%, 0.128 before (worst:
+    # plain.stencil3d7, 34% fast). With the 12 `plain` kernels, measured after this model was built and compared
     # before it changed: 5.42%, 88.2%, 7.72%, 95.4%, 93.7%, 89.8%, 0.132 then (their own 10.9%, stencil3d7 0.18,
     # its instructions a fifth of the H200's). Two rules of isa/sass.py's mapping since: code ptxas sank into a
     # loop runs with the loop (stencil3d7 0.18 -> 0.66, instructions 0.21 -> 1.08), and a slow path's call
@@ -119,7 +123,7 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # kernel's end, and they now come out 2-12% fast (streams.gs_write_w64 1.01 -> 0.89); at the full size the
     # policy takes the MAPE from 6.7% to 6.2% (streams.gs_read_w64 0.78 -> 0.92, stencil.stencil_1d 1.30 -> 1.19)
     s = _pinned()
-    _at_least_as_good(s, 5.08, 0.88, 7.50, 0.95, 0.93, 0.91, 0.129)
+    _at_least_as_good(s, 4.93, 0.88, 7.42, 0.95, 0.93, 0.92, 0.129)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: plain.saxpy_gs512's grid estimate 16.6% (above), empty_1wave 12.3%
     assert s["instructions_worst_pct"] <= 17.0
