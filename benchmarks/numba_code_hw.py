@@ -3,8 +3,9 @@
     python benchmarks/numba_code_hw.py --out DIR [case ...]     (default: every case of the ``plain`` family)
     python benchmarks/numba_code_hw.py --out DIR --all          (every case whose kernel is Python)
 
-For each Python case at its test size: the PTX ``numba.cuda.compile_ptx`` makes (``sm_90``, as
-``smsim.launch(..., compiler="numba")`` asks for it), that PTX's SASS as smsim gets it (:func:`isa.sass.listing`:
+For each Python case at its test size: the PTX ``smsim.numba_front.compile_ptx`` makes (what
+``smsim.launch(..., compiler="numba")`` runs: link-time optimized for ``sm_90a`` where nvJitLink is installed,
+else ``numba.cuda.compile_ptx``'s for ``sm_90``), that PTX's SASS as smsim gets it (:func:`isa.sass.listing`:
 the ``smsim[sass]`` wheels' tools, else those on PATH; when there), the NVVM version numba used, and the counts
 of PTX and SASS instructions and global loads. Run it on the GPU machine and here: where NVVM versions differ,
 so can the code (``docs/hardware/validate_hw.md`` says what was seen). Writes ``DIR/numba_code.json``, the PTX
