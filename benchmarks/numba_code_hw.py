@@ -72,13 +72,6 @@ def _launched(case, s) -> tuple | None:
     return kern.inspect_asm(cc=(9, 0)), text, bool(kern.library._lto)
 
 
-def sass_texts(listing: str) -> list:
-    """The instructions of an ``nvdisasm`` listing as text (guard, opcode, operands; no addresses or
-    control codes), NOPs left out: what two machines' listings are compared by."""
-    from isa import sass
-    return [x.text for x in sass.parse(listing) if x.base != "NOP"]
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -125,7 +118,8 @@ def main(argv=None) -> int:
             row.update(launched_ptx=launched[0], launched_ptx_instructions=n, launched_ptx_global_loads=loads,
                        launched_lto=launched[2])
             if launched[1]:
-                row.update(launched_sass=sass_texts(launched[1]))
+                from isa import sass
+                row.update(launched_sass=sass.texts(launched[1]))
         if args.all:            # every case: the counts and what runs, not the texts
             row = {k: v for k, v in row.items() if k not in ("ptx", "sass", "launched_ptx")}
         result["cases"][cid] = row

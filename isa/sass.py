@@ -221,6 +221,18 @@ _LABEL = re.compile(r"^(\.L_x_\d+|\$[\w$.]+):")
 _FUNC = re.compile(r"^\s*\.text\.(\S+):|^\s*\.section\s+\.text\.([^,\s]+)")
 
 
+def texts(listing_text: str, kernel: str | None = None) -> list:
+    """The instructions of a kernel of an ``nvdisasm -hex`` listing as text (guard, opcode, operands; no
+    addresses, control codes or NOPs; :func:`unnamed`): what two listings of one kernel are compared by."""
+    return [unnamed(x.text) for x in parse(listing_text, kernel) if x.base != "NOP"]
+
+
+def unnamed(text: str) -> str:
+    """An instruction's text with the kernel a call or return names (mangled on a GPU, the Python function's
+    name here) written ``K``."""
+    return re.sub(r"`\(\w+\)", "`(K)", text)
+
+
 def parse(text: str, kernel: str | None = None) -> list:
     """The :class:`SassIns` of one kernel of an ``nvdisasm -g -hex`` listing (``kernel``: its name; the
     first one when None), in address order."""

@@ -166,7 +166,6 @@ def _compiled(kernel, args, compiler: str = "auto"):
     key = ("smsim", sig)
     if key not in cache:
         cache[key] = compile_kernel(kernel, sig)
-        cache[key][0].origin = "smsim's compiler's code"
     return cache[key]
 
 

@@ -110,6 +110,7 @@ def compile_kernel(kernel: Any, sig: tuple) -> tuple[Kernel, Callable[[Sequence[
     except ParseError as e:
         raise CompileError(f"internal compiler error: the generated ISA does not parse ({e})\n{text}") from None
     compiled = module[fn.__name__]
+    compiled.origin = "smsim's compiler's code"
     return compiled, _flattener(sig)
 
 
