@@ -191,13 +191,16 @@ def _runs_first(keys: np.ndarray) -> np.ndarray:
 
 
 class _SectorSink:
-    """A log's access list that keeps, of each global access, only the distinct (block slot, sector) keys."""
-    __slots__ = ("lpb", "sector_bytes", "keys", "n")
+    """A log's access list that keeps, of each global access, only the distinct (block slot, sector) keys,
+    each with the first global access (counted from 0 in the batch's order of execution) that touched it."""
+    __slots__ = ("lpb", "sector_bytes", "keys", "firsts", "n", "k")
 
     def __init__(self, lpb: int, sector_bytes: int):
         self.lpb, self.sector_bytes = lpb, sector_bytes
         self.keys: list = []
+        self.firsts: list = []
         self.n = 0
+        self.k = 0                  # global accesses so far
 
     def append(self, record: tuple) -> None:
         _, space, addr, lanes = record
@@ -205,31 +208,42 @@ class _SectorSink:
             return
         key = (lanes.astype(np.int64) // self.lpb << _SLOT_SHIFT) \
             | (addr // np.uint64(self.sector_bytes)).astype(np.int64)
-        self.keys.append(_runs_first(key))      # neighbouring lanes mostly share a sector
+        key = _runs_first(key)                  # neighbouring lanes mostly share a sector
+        self.keys.append(key)
+        self.firsts.append(np.full(len(key), self.k, np.int64))
+        self.k += 1
         self.n += len(key)
         if self.n > _SECTOR_FOLD:
-            self.keys = [self.distinct()]
-            self.n = len(self.keys[0])
+            keys, firsts = self.distinct()
+            self.keys, self.firsts, self.n = [keys], [firsts], len(keys)
 
-    def distinct(self) -> np.ndarray:
-        """The keys gathered so far, sorted, each once."""
+    def distinct(self) -> tuple:
+        """``(the keys gathered so far, sorted, each once; the first access that touched each)``."""
         if not self.keys:
-            return np.zeros(0, np.int64)
-        return _runs_first(np.sort(np.concatenate(self.keys)))
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        keys, firsts = np.concatenate(self.keys), np.concatenate(self.firsts)
+        o = np.lexsort((firsts, keys))
+        keys, firsts = keys[o], firsts[o]
+        keep = np.r_[True, keys[1:] != keys[:-1]]
+        return keys[keep], firsts[keep]
 
 
-def global_sectors(launch: Any, blocks: list, sector_bytes: int) -> list:
+def global_sectors(launch: Any, blocks: list, sector_bytes: int, firsts: bool = False) -> list:
     """Run ``blocks`` (block indices) of ``launch`` functionally, together, keeping of what they did only the
     global sectors (``address // sector_bytes``) each touched: one sorted int64 array per block, in the order
-    of ``blocks``. Much lighter than :func:`trace_blocks` (no instruction streams, no addresses kept), for
-    blocks that are not timed but whose traffic matters (what they leave in L2)."""
+    of ``blocks`` (``firsts``: a pair per block, the sectors and the global access, counted from 0 in
+    execution order, that first touched each: the warps of a batch execute together, so blocks running the
+    same code count their accesses alike). Much lighter than :func:`trace_blocks` (no instruction streams, no
+    addresses kept), for blocks that are not timed but whose traffic matters (what they leave in L2)."""
     log = TraceLog()
     batch = launch.batch(blocks, log=log)
     sink = _SectorSink(batch.lpb, sector_bytes)
     log.steps, log.accesses = _Drop(), sink      # type: ignore[assignment]
     batch.run()
-    keys = sink.distinct()
+    keys, first = sink.distinct()
     slot = keys >> _SLOT_SHIFT
     sectors = keys & ((1 << _SLOT_SHIFT) - 1)
     cut = np.searchsorted(slot, np.arange(len(blocks) + 1))
+    if firsts:
+        return [(sectors[cut[i]:cut[i + 1]], first[cut[i]:cut[i + 1]]) for i in range(len(blocks))]
     return [sectors[cut[i]:cut[i + 1]] for i in range(len(blocks))]

@@ -95,10 +95,12 @@ class L2Model(Component, Protocol):
         float add): the cycle its results are back."""
         ...
 
-    def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None) -> None:
+    def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
+                       together: np.ndarray | None = None) -> None:
         """``sectors`` (any order) that other SMs asked for at about ``t``, bringing them into the device's L2:
         a miss of this SM's share on one of them is an L2 hit, its data there once theirs is (at once where
-        the mask ``there`` is set: brought long before)."""
+        the mask ``there`` is set: brought long before; where ``together`` is, as a read this SM asked for
+        when it looks the sector up would be)."""
         ...
 
 

@@ -149,8 +149,12 @@ class SM:
         #: :class:`smsim.mem.l2.DeviceL2`); the blocks before a timed one run first (:meth:`_device_until`)
         self.device: Any = None
         self.frontier = 0                 # the next block the device's L2 has not seen
-        self.neighbour_sectors: dict = {}  # with ``device``: block run ahead as a neighbour -> its sectors
+        self.busy = 1                     # with ``device``: the SMs the launch keeps busy
+        self.starts: deque = deque(maxlen=blocks_per_sm + 1)     # when this SM's latest blocks started
+        #: with ``device``: block run ahead as a neighbour -> the arguments of its DeviceL2.touch
+        self.neighbour_sectors: dict = {}
         self.mine_first: dict = {}        # with ``device``: timed block -> sectors it touches before its neighbours
+        self.decided: dict = {}           # with ``device``: timed block -> sectors its grid neighbours touch
         self._slots: dict = {}            # a warp's executed pcs (bytes) -> its issue slots: most warps repeat
         pipes = spec.pipes
         self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
@@ -184,10 +188,11 @@ class SM:
         ev.callbacks.append(lambda _e: self._dispatch(b, start))
 
     def _dispatch(self, b: int, t: float) -> None:
+        self.starts.append(t)
         block = Block(self, b, self._trace(b))
         near = self.near.pop(b, None)
         if near is not None:
-            self.share_l2(near[0], t, near[1])
+            self.share_l2(*near[:1], t, *near[1:])
         code_at = self.front.code_ready(t)
         for wt in block.trace.warps:
             slot = self.free_slots.pop(0)
@@ -224,41 +229,103 @@ class SM:
         interpreter, in batches, keeping only the global sectors they touch (:func:`isa.trace.global_sectors`),
         in place of their run in the launch's completion (:attr:`ran_ahead`); their sectors (those of grid
         neighbours :meth:`neighbours` ran already, as it kept them), then the timed block's (``trace``), go
-        through the device's L2 in block order. What it holds of the timed block's when that starts, with
-        what its later grid neighbours touch first (:meth:`neighbours`: blocks that run at the same time and
-        start after it), goes to ``share_l2`` at its dispatch (:attr:`near`). Of what a block of its own
-        wave brought, a sector the timed block touches before its grid neighbours (by the step of the warp's
-        stream, as :meth:`neighbours` compares them) is its own: a stencil's block fetches its tile though
-        the block before it, running at the same time, reads the tile's first column as its halo later."""
+        through the device's L2 in block order, and so do the blocks other SMs start with it
+        (:meth:`_together`, up to the next timed block), after it. The DRAM rows those blocks and the timed
+        one miss in are shared: each row's activation is split among them (:meth:`smsim.mem.dram.Dram.
+        share_rows`). What the device's L2 holds of the timed block's sectors when that starts, with what its
+        later grid neighbours touch first (:meth:`neighbours`: blocks that run at the same time and start
+        after it), goes to ``share_l2`` at its dispatch (:attr:`near`); an access the blocks started with it
+        touch too is the timed block's to fetch, or one another SM asks for together with it, by lot
+        (:meth:`_by_lot`). Of what a block of its own wave brought, a sector the timed block touches before
+        its grid neighbours (by the step of the warp's stream, as :meth:`neighbours` compares them) is its
+        own: a stencil's block fetches its tile though the block before it, running at the same time, reads
+        the tile's first column as its halo later."""
+        sb = self.spec.l2.sector_bytes
+        self._device_to(b)
+        own, firsts = _first_touch(trace, sb, 1, ordinal=True)
+        held, there, by = self.device.touch(b, own, mine=True, firsts=firsts)
+        self.frontier = max(self.frontier, b + 1)
+        half = self._together()
+        lo, hi = b - half, min(b + half, self.launch.nblocks - 1)
+        n = b + 1
+        while n <= hi and n not in self.timed:
+            n += 1
+        self._device_to(n)
+        held, there, together = self._by_lot(b, own, held, there, by, lo, n - 1)
+        first = self.mine_first.pop(b, None)
+        if first is not None and len(held):     # brought by a block that runs with it, but it gets there first
+            keep = there | ~np.isin(held, first, assume_unique=True)
+            held, there, together = held[keep], there[keep], together[keep]
+        near = self.near.pop(b, None)
+        if near is not None:                    # what later neighbours touch first, of its own sectors
+            extra = np.setdiff1d(np.intersect1d(near[0], own, assume_unique=True), held, assume_unique=True)
+            no = np.zeros(len(extra), bool)
+            held, there, together = (np.concatenate([held, extra]), np.concatenate([there, no]),
+                                     np.concatenate([together, no]))
+        if len(held):
+            self.near[b] = (held, there, together)
+
+    def _together(self) -> int:
+        """How many blocks before and after the one starting now other SMs start within
+        ``dram.row_open_cycles`` of it: the device starts ``busy`` times as many blocks a cycle as this SM
+        did over its latest blocks (the first wave's all at once), at most half the busy SMs' on each side
+        (the blocks between this SM's)."""
+        half = self.busy // 2
+        starts = self.starts
+        span = starts[-1] - starts[0] if len(starts) > 1 else 0.0
+        if span <= 0.0:
+            return half
+        rate = self.busy * (len(starts) - 1) / span
+        return min(half, int(rate * self.spec.dram.row_open_cycles))
+
+    def _by_lot(self, b: int, own: np.ndarray, held: np.ndarray, there: np.ndarray, by: np.ndarray, lo: int,
+                hi: int) -> tuple:
+        """Of the sectors ``own`` the timed block ``b`` touches, which other SMs' blocks fetch: ``(held,
+        there, together)`` for :meth:`smsim.mem.l2.L2.held_by_others`. The device's L2 saw them in block
+        order (``held``, ``there``; ``by``: the block that brought each of ``own``,
+        :meth:`smsim.mem.l2.DeviceL2.touch`), but the blocks ``lo..hi`` start at about the same time as ``b``:
+        a DRAM access one of them makes at the same point of its code as ``b`` (the same global access,
+        counted from its start) is asked for by all of them at once, and HBM serves whichever asks first,
+        any of them alike. A lot drawn by the access decides: ``b`` fetches it one time in as many as touch
+        it so, else another SM's read of it is asked *together* with ``b``'s. Accesses a block before ``lo``
+        brought stay its, and sectors a grid neighbour touches (:meth:`neighbours`) are left to its steps."""
+        units, count = self.device.access_sharers(b, lo, hi, self.timed)
+        decided = self.decided.pop(b, None)
+        if not len(units) or count.max() <= 1:
+            return held, there, np.zeros(len(held), bool)
+        unit = own // self.device.per
+        k = count[np.searchsorted(units, unit)]
+        is_held = np.isin(own, held, assume_unique=True)
+        there_own = np.zeros(len(own), bool)
+        there_own[is_held] = there
+        lot = (k > 1) & (by >= lo)
+        if decided is not None:
+            lot &= ~np.isin(own, decided, assume_unique=True)
+        key = unit.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(self.spec.seed)
+        draw = (key >> np.uint64(33)) % k.astype(np.uint64) == 0
+        mine = np.where(lot, draw, ~is_held)
+        return own[~mine], there_own[~mine], (lot & ~draw)[~mine]
+
+    def _device_to(self, b: int) -> None:
+        """Run the blocks from :attr:`frontier` to ``b`` (not included; none of them timed) through the
+        device's L2, in block order (see :meth:`_device_until`)."""
         sb = self.spec.l2.sector_bytes
         per_batch = max(1, BATCH_LANES // (WARP_LANES * self.warps_per_block))
         kept, n = self.neighbour_sectors, self.frontier
         while n < b:
             if n in kept:
-                self.device.touch(n, kept.pop(n))
+                self.device.touch(n, *kept.pop(n))
                 n += 1
                 continue
             m = n + 1
             while m < b and m - n < per_batch and m not in kept:
                 m += 1
             run = list(range(n, m))
-            for k, sectors in zip(run, global_sectors(self.launch, run, sb)):
-                self.device.touch(k, sectors)
+            for k, (sectors, firsts) in zip(run, global_sectors(self.launch, run, sb, firsts=True)):
+                self.device.touch(k, sectors, firsts=firsts)
             self.ran_ahead.update(run)
             n = m
-        own = _first_touch(trace, sb, 1)[0]
-        held, there = self.device.touch(b, own, mine=True)
-        first = self.mine_first.pop(b, None)
-        if first is not None and len(held):     # brought by a block that runs with it, but it gets there first
-            drop = ~there & np.isin(held, first, assume_unique=True)
-            held, there = held[~drop], there[~drop]
-        near = self.near.pop(b, None)
-        if near is not None:                    # what later neighbours touch first, of its own sectors
-            extra = np.setdiff1d(np.intersect1d(near[0], own, assume_unique=True), held, assume_unique=True)
-            held, there = np.concatenate([held, extra]), np.concatenate([there, np.zeros(len(extra), bool)])
-        if len(held):
-            self.near[b] = (held, there)
-        self.frontier = max(self.frontier, b + 1)
+        self.frontier = max(self.frontier, b)
 
     def neighbours(self, traces: list, limit: int) -> None:
         """For each timed block of ``traces`` (:class:`isa.trace.BlockTrace`), run its grid neighbours that
@@ -289,7 +356,8 @@ class SM:
             for tr in trace_blocks(self.launch, order[i:i + limit]):
                 first[tr.index] = _first_touch(tr, sb, per)
                 if self.device is not None:          # for the device's L2, when it gets there
-                    self.neighbour_sectors[tr.index] = first[tr.index][0] if per == 1 else _first_touch(tr, sb, 1)[0]
+                    sec, firsts = _first_touch(tr, sb, 1, ordinal=True)
+                    self.neighbour_sectors[tr.index] = (sec, False, firsts)
                 self.issued_ahead += self._issue_slots(tr)
                 self.counted_ahead += 1
         for b, ns in todo.items():
@@ -308,13 +376,19 @@ class SM:
             sec, own = _first_touch(mine[b], sb, 1)
             at = np.searchsorted(theirs, sec).clip(0, len(theirs) - 1)
             both = theirs[at] == sec
-            mine_first = both & ((own < step[at]) | ((own == step[at]) & ~lower[at]))
-            if self.device is not None:              # the device's L2 defers to the steps for these
-                self.mine_first[b] = sec[mine_first]
+            tie = both & (own == step[at])
             keep = np.ones(len(theirs), bool)
+            if self.device is not None:
+                # the device's L2 defers to the steps where they differ; a tie is left to its lot (_by_lot)
+                mine_first = both & (own < step[at])
+                self.mine_first[b] = sec[mine_first]
+                self.decided[b] = np.setdiff1d(theirs, sec[tie], assume_unique=True)
+                keep[at[tie]] = False
+            else:
+                mine_first = both & ((own < step[at]) | (tie & ~lower[at]))
             keep[at[mine_first]] = False
             if keep.any():
-                self.near[b] = (theirs[keep], None)
+                self.near[b] = (theirs[keep], None, None)
 
     def _issue_slots(self, trace: Any) -> int:
         """The issue slots (``smsp__inst_executed``) the warps of the block ``trace`` take: the SASS streams
@@ -500,10 +574,11 @@ class SM:
         return np.uint64(base) + (a // word) * (word * lanes_) + lanes.astype(np.uint64) % lanes_ * word + a % word
 
 
-def _first_touch(trace: Any, sector_bytes: int, per: int) -> tuple:
+def _first_touch(trace: Any, sector_bytes: int, per: int, ordinal: bool = False) -> tuple:
     """The global sectors a block's trace touches, sorted, and the step (position in its warp's stream) at
     which a warp of it first touches each; ``per`` > 1: every sector of the ``per``-sector DRAM accesses
-    touched, at the step their first sector is."""
+    touched, at the step their first sector is; ``ordinal``: the warp's global access (counted from 0) rather
+    than its step, as :func:`isa.trace.global_sectors` counts them."""
     g = SPACE_NAMES.index("global")
     los, lens, ks = [], [], []
     for w in trace.warps:
@@ -513,7 +588,7 @@ def _first_touch(trace: Any, sector_bytes: int, per: int) -> tuple:
         lo = np.frombuffer(w.mem_lo, np.int64)[glob]
         los.append(lo)
         lens.append(np.frombuffer(w.mem_hi, np.int64)[glob] - lo)
-        ks.append(np.frombuffer(w.mem_k, np.int64)[glob])
+        ks.append(np.arange(int(glob.sum()), dtype=np.int64) if ordinal else np.frombuffer(w.mem_k, np.int64)[glob])
     n = int(sum(x.sum() for x in lens))
     if not n:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)

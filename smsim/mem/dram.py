@@ -7,10 +7,14 @@ or the shorter row-hit latency when every DRAM row they touch was accessed withi
 (an open page). The rows it finds closed are opened one at a time at this SM's share of the device's
 activation rate (``activations_per_cycle``, measured with reads of a row each: 2.66 TB/s of 64-byte accesses
 where whole lines stream at 4.33), beside the bus: accesses in rows of their own are bound by it, streams
-never. As the bandwidth share gets busy, latency grows (HBM's *loaded latency*: bank and
-refresh conflicts, read/write turnarounds): a read takes ``loaded_latency_cycles x u`` more, ``u`` the
-recent utilization of the share (the transfer time it was asked for, decaying with time constant
-``utilization_window_cycles``; at most 1). Without it a deterministic queue serves every byte at the
+never. As the bandwidth share gets busy, latency grows (HBM's *loaded latency*: bank and refresh
+conflicts, read/write turnarounds): a read takes ``loaded_latency_cycles x u`` more, ``u`` the recent
+utilization of the share (the transfer time it was asked for, decaying with time constant
+``utilization_window_cycles``; at most 1), the mean wait in HBM's queues. A read whose sectors lie
+in ``m`` rows waits in as many queues and for the slowest of them: the term is the mean of the largest of
+``m`` exponential waits, times the ``m``-th harmonic number (a warp reading down a matrix column, 16 rows
+a load, waits 24.8 cycles an instruction on the H200 where one reading along rows waits 13.8,
+``dram_pitch_hw``). Without the term a deterministic queue serves every byte at the
 unloaded latency until the share saturates, and reaches the plateau with too few bytes in flight. The
 data arrives at ``start + latency + transfer time``. Reads and writes are counted in bytes
 (``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them, each
@@ -69,6 +73,14 @@ from ..registry import DRAM_MODELS
 from .queue import BandwidthQueue
 
 
+def _slowest_of(m: int) -> float:
+    """The mean of the largest of ``m`` independent exponential delays, in units of their mean: the ``m``-th
+    harmonic number."""
+    return _HARMONIC[m] if m < len(_HARMONIC) else math.log(m) + 0.5772156649 + 0.5 / m
+
+
+_HARMONIC = [0.0] + [sum(1.0 / i for i in range(1, m + 1)) for m in range(1, 65)]
+
 @DRAM_MODELS.register("hbm")
 class Dram:
     """This SM's share of HBM (``spec``: :class:`smsim.config.DramSpec`; ``queue``: its share of the
@@ -97,10 +109,16 @@ class Dram:
         bus = len(sectors) * self.sector_bytes if alone else self._bus_bytes(sectors)
         start, done = self.queue.transfer(t, bus)
         spec = self.spec
-        loaded = spec.loaded_latency_cycles * self._load(t, bus)
+        loaded = spec.loaded_latency_cycles * self._load(t, bus) * _slowest_of(self._spread(sectors))
         if spec.write_drain_cycles:     # a forced write drain under way: half of one, on average
             loaded += 0.5 * spec.write_drain_cycles * min(self.writing, 1.0) * min(self.utilization, 1.0)
         return self._arrive(sectors, t, start, done)[1] + loaded
+
+    def _spread(self, sectors: np.ndarray) -> int:
+        """The DRAM rows ``sectors`` lie in: places that queue apart."""
+        if len(sectors) <= 1:
+            return 1
+        return len(np.unique(sectors // (self.spec.row_bytes // self.sector_bytes)))
 
     def slowest_sm_lag(self, busy: int) -> float:
         """How much later than this (mean) SM the slowest of ``busy`` SMs ends, when each ends on a memory

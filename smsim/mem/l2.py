@@ -32,7 +32,11 @@ of this SM's, its data there when the other SM's read is back (:meth:`smsim.mem.
 With ``l2.sharing = "device"`` the rest of the grid too: :class:`DeviceL2` runs every block's sectors, in
 block order, through one cache of the device's usable capacity, and what it holds of a timed block's sectors
 when the block starts is handed over the same way (a gathered table, a histogram's bins, a matrix
-multiply's tiles that other blocks read before).
+multiply's tiles that other blocks read before). A DRAM access that blocks started at about the same time
+on other SMs touch too (``smsim.sm.SM._by_lot``) is fetched by whichever asks first, any of them alike: a
+lot decides whether this SM's block fetches it or finds it asked for by another SM *together* with its
+own read, arriving as that read would (``plain.gather_perm4k``, a permutation within each 16 KB that 16
+blocks read at once, read 2.7x the H200's DRAM bytes when the first block of each 16 fetched it all).
 
 Atomics (and reductions) are performed at L2, by the atomic unit of the slice that holds the sector
 (``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's
@@ -56,6 +60,7 @@ Registered as ``l2.model = "write_through"``.
 from __future__ import annotations
 
 from itertools import islice
+from typing import Any
 
 import numpy as np
 
@@ -155,20 +160,25 @@ class L2:
                 arrive = max(arrive, self._fetch(miss, back))
         return cache.arrivals(status, ready, back, arrive)
 
-    def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None) -> None:
+    def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
+                       together: np.ndarray | None = None) -> None:
         """``sectors`` that other SMs' blocks, started at about ``t``, read (the grid neighbours of a block of
         this SM's: :meth:`smsim.sm.SM.neighbours`; or, ``l2.sharing = "device"``, any block before it:
         :class:`DeviceL2`). A miss of this SM's share on one of them is a hit of the device's L2; where
         ``there`` (a mask) is set, the sector was brought by a block of an earlier wave and its data is there
-        already. They are remembered up to ``others_limit`` (as many as this SM's share holds; with
-        ``"device"``, that for each resident block): the oldest are forgotten first."""
+        already; where ``together`` is, another SM asks for it when this one does (a block running in step
+        with this SM's), and it arrives as a read asked then would. They are remembered up to
+        ``others_limit`` (as many as this SM's share holds; with ``"device"``, that for each resident block):
+        the oldest are forgotten first."""
         others = self.others
-        if there is None:
+        if there is None and together is None:
             for s in sectors.tolist():
                 others[s] = t
         else:
-            for s, old in zip(sectors.tolist(), there.tolist()):
-                others[s] = -np.inf if old else t
+            old = there.tolist() if there is not None else [False] * len(sectors)
+            step = together.tolist() if together is not None else [False] * len(sectors)
+            for s, o, w in zip(sectors.tolist(), old, step):
+                others[s] = -np.inf if o else np.inf if w else t
         over = len(others) - self.others_limit
         if over > 0:
             for s in list(islice(others, over)):
@@ -188,6 +198,8 @@ class L2:
         if count:
             self.sectors_read_hit += len(got)
         self.sectors_from_others += len(got)
+        if asked == np.inf:                # asked by a block in step with this one: as this read would be
+            asked = back
         arrive = back if asked == -np.inf else max(back, self.dram.fetched_by_others(got, asked))
         self._fill(got, arrive, t)
         return miss[~there], arrive
@@ -385,7 +397,8 @@ class DeviceL2:
     there rather than on its way. A sector's fill time is the index of the block that brought it, negative
     (``-1 - block``) for this SM's own blocks, which its own share of L2 accounts for; a lookup at ``block -
     concurrent`` tells a hit from a pending one. What is handed to this SM's share is consistent with the
-    order its own blocks run in: a sector one of them brought first is never another's."""
+    order its own blocks run in: a sector one of them brought first is never another's. It also keeps, for
+    the blocks it saw last, the DRAM accesses each touched and when, for :meth:`access_sharers`."""
 
     def __init__(self, spec: L2Spec, access_bytes: int, concurrent: int, seed: int = 0):
         unit = spec.line_bytes * spec.assoc
@@ -393,19 +406,60 @@ class DeviceL2:
                                  spec.assoc, spec.replacement, seed)
         self.per = max(1, access_bytes // spec.sector_bytes)
         self.concurrent = max(1, concurrent)
+        self.units: dict = {}                # block -> the DRAM accesses it touches (:func:`_first_keys`)
         self.cache.fill(residue_sectors(spec, self.cache.size_bytes), 0.0)   # the oldest lines, never looked up
 
-    def touch(self, block: int, sectors: np.ndarray, mine: bool = False) -> tuple:
+    def touch(self, block: int, sectors: np.ndarray, mine: bool = False, firsts: np.ndarray | None = None) -> tuple:
         """Block ``block`` touches ``sectors`` (sorted, distinct; ``mine``: a block of this SM's): ``(those
-        other SMs' blocks left in the device's L2 when it started, a mask of those an earlier wave brought)``;
-        it then holds them all. A sector this SM's blocks brought stays theirs while the device's L2 holds it
-        (other SMs' blocks touching it since change nothing: this SM's share, which ages as the whole L2 does,
-        keeps it about as long)."""
+        other SMs' blocks left in the device's L2 when it started, a mask of those an earlier wave brought,
+        the block that brought each of sectors: another's index, ``block`` for those it brings itself, -1
+        for those an earlier block of this SM's brought)``; it then holds them all. ``firsts``: the global
+        access of the block that first touched each sector (:func:`isa.trace.global_sectors`), which
+        :meth:`access_sharers` compares. A sector this SM's blocks brought stays theirs
+        while the device's L2 holds it (other SMs' blocks touching it since change nothing: this SM's share,
+        which ages as the whole L2 does, keeps it about as long)."""
         now = float(block - self.concurrent)
         status, ready = self.cache.lookup(sectors, now)
         miss = status == cache.MISS
         if miss.any():
             fetch = access_sectors(sectors[miss], self.per)
             self.cache.fill(fetch[~self.cache.contains(fetch)], float(-1 - block if mine else block))
+        if len(sectors):
+            self.units[block] = _first_keys(sectors // self.per, firsts)
         theirs = ~miss & (ready >= 0)
-        return sectors[theirs], ready[theirs] <= now
+        by = np.where(miss, block, np.where(theirs, ready, -1)).astype(np.int64)
+        return sectors[theirs], ready[theirs] <= now, by
+
+    def access_sharers(self, block: int, lo: int, hi: int, skip: Any = ()) -> tuple:
+        """``(the DRAM accesses block touches, how many of the blocks lo..hi (block among them, none in skip)
+        first touch each at the same global access of their code)``: blocks started at about the same time
+        that run the same code make that access at about the same time (as :func:`isa.trace.global_sectors`
+        counts them). Blocks before ``lo`` are forgotten (the next call's ``lo`` is no lower)."""
+        table = self.units
+        for b in [b for b in table if b < lo]:
+            del table[b]
+        mine = table.get(block)
+        if mine is None or not len(mine):
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        count = np.ones(len(mine), np.int64)
+        others = [r for b, r in table.items() if b != block and lo <= b <= hi and b not in skip]
+        if others:
+            theirs = np.concatenate(others)
+            at = np.searchsorted(mine, theirs).clip(0, len(mine) - 1)
+            np.add.at(count, at[mine[at] == theirs], 1)
+        return mine >> _FIRST_BITS, count
+
+
+#: :class:`DeviceL2` keys an access by its index shifted above the global access that first touched it
+_FIRST_BITS = 20
+
+
+def _first_keys(units: np.ndarray, firsts: np.ndarray | None) -> np.ndarray:
+    """Each of ``units`` (DRAM accesses) once, keyed with the first of ``firsts`` (the global access of the
+    block's code that touched a sector of it; 0 where not known), sorted."""
+    if firsts is None:
+        return np.unique(units) << _FIRST_BITS
+    o = np.lexsort((firsts, units))
+    units, firsts = units[o], firsts[o]
+    keep = np.r_[True, units[1:] != units[:-1]] if len(units) else np.zeros(0, bool)
+    return np.sort(units[keep] << _FIRST_BITS | np.minimum(firsts[keep], (1 << _FIRST_BITS) - 1))
