@@ -230,16 +230,15 @@ class SM:
         in place of their run in the launch's completion (:attr:`ran_ahead`); their sectors (those of grid
         neighbours :meth:`neighbours` ran already, as it kept them), then the timed block's (``trace``), go
         through the device's L2 in block order, and so do the blocks other SMs start with it
-        (:meth:`_together`, up to the next timed block), after it. The DRAM rows those blocks and the timed
-        one miss in are shared: each row's activation is split among them (:meth:`smsim.mem.dram.Dram.
-        share_rows`). What the device's L2 holds of the timed block's sectors when that starts, with what its
-        later grid neighbours touch first (:meth:`neighbours`: blocks that run at the same time and start
-        after it), goes to ``share_l2`` at its dispatch (:attr:`near`); an access the blocks started with it
-        touch too is the timed block's to fetch, or one another SM asks for together with it, by lot
-        (:meth:`_by_lot`). Of what a block of its own wave brought, a sector the timed block touches before
-        its grid neighbours (by the step of the warp's stream, as :meth:`neighbours` compares them) is its
-        own: a stencil's block fetches its tile though the block before it, running at the same time, reads
-        the tile's first column as its halo later."""
+        (:meth:`_together`, up to the next timed block), after it. What the device's L2 holds of the timed
+        block's sectors when that starts, with what its later grid neighbours touch first (:meth:`neighbours`:
+        blocks that run at the same time and start after it), goes to ``share_l2`` at its dispatch
+        (:attr:`near`); an access the blocks started with it touch at the same point of their code is the
+        timed block's to fetch, or one another SM asks for together with it, by lot (:meth:`_by_lot`). Of
+        what a block of its own wave brought, a sector the timed block touches before its grid neighbours (by
+        the step of the warp's stream, as :meth:`neighbours` compares them) is its own: a stencil's block
+        fetches its tile though the block before it, running at the same time, reads the tile's first column
+        as its halo later."""
         sb = self.spec.l2.sector_bytes
         self._device_to(b)
         own, firsts = _first_touch(trace, sb, 1, ordinal=True)

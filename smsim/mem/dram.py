@@ -81,6 +81,7 @@ def _slowest_of(m: int) -> float:
 
 _HARMONIC = [0.0] + [sum(1.0 / i for i in range(1, m + 1)) for m in range(1, 65)]
 
+
 @DRAM_MODELS.register("hbm")
 class Dram:
     """This SM's share of HBM (``spec``: :class:`smsim.config.DramSpec`; ``queue``: its share of the

@@ -176,8 +176,8 @@ class L2:
                 others[s] = t
         else:
             old = there.tolist() if there is not None else [False] * len(sectors)
-            step = together.tolist() if together is not None else [False] * len(sectors)
-            for s, o, w in zip(sectors.tolist(), old, step):
+            now = together.tolist() if together is not None else [False] * len(sectors)
+            for s, o, w in zip(sectors.tolist(), old, now):
                 others[s] = -np.inf if o else np.inf if w else t
         over = len(others) - self.others_limit
         if over > 0:
