@@ -76,11 +76,7 @@ def simulate(path: str) -> None:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--sim"]:
-        simulate(argv[1])
-        return 0
-    return hw_probe.ncu_main(__doc__, run, once, argv)
+    return hw_probe.ncu_main(__doc__, run, once, argv, simulate)
 
 
 if __name__ == "__main__":

@@ -100,19 +100,27 @@ def main(doc: str, run: Callable[[str], None], argv=None) -> int:
     return 0
 
 
-def ncu_main(doc: str, run: Callable[[str, str], None], once: Callable[[], None], argv=None) -> int:
+def ncu_main(doc: str, run: Callable[[str, str], None], once: Callable[[], None], argv=None,
+             simulate: Callable[[str], None] | None = None) -> int:
     """The command line of a probe that ``ncu`` profiles in a child run of itself: ``--out FILE`` and
     ``--ncu`` (the ncu to use; '' for none, where the probe times by events alone), then ``run(FILE,
-    ncu)``; ``--once``, the child ncu runs: ``once()``, which launches each case once."""
+    ncu)``; ``--once``, the child ncu runs: ``once()``, which launches each case once; ``--sim FILE`` (where
+    the probe gives ``simulate``): ``simulate(FILE)``, smsim beside what the probe recorded, on any machine."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", required=simulate is None)
     ap.add_argument("--ncu", default="ncu", help="ncu to profile the cases with ('' for none, where the probe allows)")
     ap.add_argument("--once", action="store_true", help="launch each case once (the child ncu profiles)")
+    if simulate is not None:
+        ap.add_argument("--sim", metavar="FILE", help="simulate the cases FILE (this probe's JSON) recorded")
     args = ap.parse_args(argv)
-    if args.once:
+    if simulate is not None and args.sim:
+        simulate(args.sim)
+    elif args.once:
         once()
-    else:
+    elif args.out:
         run(args.out, args.ncu)
+    else:
+        ap.error("--out or --sim is required")
     return 0
 
 

@@ -190,6 +190,14 @@ def _runs_first(keys: np.ndarray) -> np.ndarray:
     return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) > 1 else keys
 
 
+def first_per_key(keys: np.ndarray, values: np.ndarray) -> tuple:
+    """``(keys sorted, each once; the least of values for each)``."""
+    o = np.lexsort((values, keys))
+    keys, values = keys[o], values[o]
+    keep = np.r_[True, keys[1:] != keys[:-1]] if len(keys) else np.zeros(0, bool)
+    return keys[keep], values[keep]
+
+
 class _SectorSink:
     """A log's access list that keeps, of each global access, only the distinct (block slot, sector) keys,
     each with the first global access (counted from 0 in the batch's order of execution) that touched it."""
@@ -221,11 +229,7 @@ class _SectorSink:
         """``(the keys gathered so far, sorted, each once; the first access that touched each)``."""
         if not self.keys:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        keys, firsts = np.concatenate(self.keys), np.concatenate(self.firsts)
-        o = np.lexsort((firsts, keys))
-        keys, firsts = keys[o], firsts[o]
-        keep = np.r_[True, keys[1:] != keys[:-1]]
-        return keys[keep], firsts[keep]
+        return first_per_key(np.concatenate(self.keys), np.concatenate(self.firsts))
 
 
 def global_sectors(launch: Any, blocks: list, sector_bytes: int, firsts: bool = False) -> list:

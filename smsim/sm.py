@@ -40,7 +40,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from isa.interp import BATCH_LANES
-from isa.trace import SPACE_NAMES, global_sectors, op_infos, trace_blocks
+from isa.trace import SPACE_NAMES, first_per_key, global_sectors, op_infos, trace_blocks
 
 from .config import Config
 from .contracts import FrontEndModel, L1Model, SchedulerPolicy, SharedMemoryModel
@@ -599,11 +599,7 @@ def _first_touch(trace: Any, sector_bytes: int, per: int, ordinal: bool = False)
     # an entry no earlier than the one before it for the same key adds nothing (a warp's lanes in one
     # sector): dropped before sorting
     keep = np.r_[True, (key[1:] != key[:-1]) | (step[1:] < step[:-1])]
-    key, step = key[keep], step[keep]
-    o = np.lexsort((step, key))
-    key, step = key[o], step[o]
-    keep = np.r_[True, key[1:] != key[:-1]]
-    key, step = key[keep], step[keep]
+    key, step = first_per_key(key[keep], step[keep])
     if per > 1:
         key = (key * per)[:, None] + np.arange(per)
         key, step = key.ravel(), np.repeat(step, per)

@@ -64,6 +64,8 @@ from typing import Any
 
 import numpy as np
 
+from isa.trace import first_per_key
+
 from ..config import L2Spec
 from ..contracts import DramModel, level_metrics
 from ..fast import cache, coalesce
@@ -459,7 +461,5 @@ def _first_keys(units: np.ndarray, firsts: np.ndarray | None) -> np.ndarray:
     block's code that touched a sector of it; 0 where not known), sorted."""
     if firsts is None:
         return np.unique(units) << _FIRST_BITS
-    o = np.lexsort((firsts, units))
-    units, firsts = units[o], firsts[o]
-    keep = np.r_[True, units[1:] != units[:-1]] if len(units) else np.zeros(0, bool)
-    return np.sort(units[keep] << _FIRST_BITS | np.minimum(firsts[keep], (1 << _FIRST_BITS) - 1))
+    units, firsts = first_per_key(units, firsts)
+    return units << _FIRST_BITS | np.minimum(firsts, (1 << _FIRST_BITS) - 1)
