@@ -132,7 +132,8 @@ class L2Spec:
     sm_port_bytes_per_cycle: float    # most one SM can move to/from L2
     slices: int                       # L2 slices, each with its own atomic unit
     slice_bytes: int                  # consecutive bytes that map to one slice
-    atomic_op_cycles: float           # one slice's atomic unit: cycles per sector operation
+    atomic_op_cycles: float           # one slice's atomic unit: cycles per sector operation naming one word
+    atomic_round_cycles: float = 0.0  # ... per operation on several words of a sector at once (0: as atomic_op_cycles)
     float_atomic_cycles: float = 0.0  # a float add after another on the same word (0: as atomic_op_cycles)
     model: str = "write_through"      # a name in smsim.registry.L2_MODELS
     dirty_bytes: int = 0              # write_back: dirty data L2 keeps (0: all of it) before writing back
@@ -335,6 +336,7 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "dirty_bytes", "dirty_at_start_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles",
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
+           "atomic_round_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
            "store_credits"}
 

@@ -89,10 +89,11 @@ class L2Model(Component, Protocol):
         ...
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False,
-               words: np.ndarray | None = None, floating: bool = False) -> float:
+               words: np.ndarray | None = None, floating: bool = False, whole: np.ndarray | None = None) -> float:
         """A global atomic on ``sectors`` at ``t``, ``ops[i]`` operations in turn on sector ``i`` (``red``: a
         reduction, whose result nobody reads; ``words``: the distinct addresses it names; ``floating``: a
-        float add): the cycle its results are back."""
+        float add; ``whole[i]``: how many of sector ``i``'s operations name every word of it, None: none):
+        the cycle its results are back."""
         ...
 
     def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,

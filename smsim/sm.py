@@ -541,8 +541,10 @@ class SM:
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind in ("atom", "red") else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
         words = np.unique(a) if info.float_add else None     # only a float add's words matter to L2
+        whole = coalesce.whole_rounds(a, info.nbytes, l1.sector_bytes) if kind in ("atom", "red") else None
         read = self.dram.bytes_read if self.dram is not None else 0
-        done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add), shared_ready)
+        done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add, whole),
+                   shared_ready)
         if kind == "ld" and self.dram is not None and self.dram.bytes_read > read:
             w.dram_read_issued(t, done)
         if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM

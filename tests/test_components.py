@@ -472,7 +472,7 @@ class FakeL2:
         self.calls.append(("write", list(sectors), t))
         return t + 30.0
 
-    def atomic(self, sectors, t, ops, red=False, words=None, floating=False):
+    def atomic(self, sectors, t, ops, red=False, words=None, floating=False, whole=None):
         self.calls.append(("atomic", list(sectors), t))
         return t + 50.0 + int(ops.sum())
 
@@ -1251,6 +1251,53 @@ def test_atomic_ops_per_sector_are_the_most_lanes_on_one_address():
     assert atomic_ops(spread, 32).tolist() == [1, 1, 1, 1]
     mixed = np.array([0, 0, 0, 4, 4, 32, 36, 36, 36, 36, 100], np.uint64)
     assert atomic_ops(mixed, 32).tolist() == [3, 4, 1]      # per sector, ascending, as coalesce.sectors
+
+
+def test_whole_rounds_are_the_operations_that_name_every_word_of_the_sector():
+    from smsim.fast.coalesce import atomic_ops, whole_rounds, whole_rounds_np
+    line = np.arange(32, dtype=np.uint64) * 4                          # 32 words: each sector's 8 words once
+    assert whole_rounds(line, 4, 32).tolist() == [1, 1, 1, 1]
+    four = np.arange(32, dtype=np.uint64) // 4 * 4                     # 8 words of a sector, 4 lanes each
+    assert atomic_ops(four, 32).tolist() == [4] and whole_rounds(four, 4, 32).tolist() == [4]
+    assert whole_rounds(np.zeros(32, np.uint64), 4, 32).tolist() == [0]             # one word: none
+    # sector 0: all 8 words, word 0 three lanes, the others one or two: one operation names all 8, the
+    # other two name part of it; sector 1: 2 of its 8 words
+    mixed = np.array([0, 0, 0, 4, 4, 8, 12, 16, 20, 24, 28, 40, 40, 44], np.uint64)
+    assert atomic_ops(mixed, 32).tolist() == [3, 2] and whole_rounds(mixed, 4, 32).tolist() == [1, 0]
+    # 64-bit atomics: a sector has 4 words
+    assert whole_rounds(np.arange(32, dtype=np.uint64) * 8, 8, 32).tolist() == [1] * 8
+    assert whole_rounds(np.arange(32, dtype=np.uint64) * 8, 4, 32).tolist() == [0] * 8
+    assert whole_rounds(np.array([], np.uint64), 4, 32).tolist() == []
+    rng = np.random.default_rng(3)                      # the numba function against its numpy twin
+    for nbytes in (4, 8):
+        for span in (8, 32, 64, 1024):
+            a = rng.integers(0, span, 32).astype(np.uint64) * nbytes
+            assert whole_rounds(a, nbytes, 32).tolist() == whole_rounds_np(a, nbytes, 32).tolist()
+
+
+def test_l2_atomic_operations_on_a_whole_sector_take_the_round_cost_and_on_part_of_it_the_operation_cost():
+    # [hw12]: 32 lanes on 8 words of a sector, 4 rounds, take 1.16 cycles each on an H200; one word's adds
+    # 1.45, random histogram bins (part of a sector each) 1.40-1.44
+    spec = dataclasses.replace(TINY.l2, atomic_op_cycles=2.0, atomic_round_cycles=1.5, slices=4, slice_bytes=512)
+
+    def took(ops, whole=None, words=None, floating=False, float_cycles=0.0):
+        """Unit cycles of one request on a warm sector of an idle L2 (its arrival: a lone add's done less 2)."""
+        cycles = []
+        for o, k in (([1], None), (ops, whole)):
+            l2 = L2(dataclasses.replace(spec, float_atomic_cycles=float_cycles), 4096, BandwidthQueue(64.0),
+                    _dram(), seed=0, busy=1)
+            l2.read(_sectors(0), 0.0)
+            cycles.append(l2.atomic(_sectors(0), 100.0, np.array(o), words=words, floating=floating,
+                                    whole=None if k is None else np.array(k)))
+        return cycles[1] - (cycles[0] - 2.0)
+
+    assert took([5], [3]) == 3 * 1.5 + 2 * 2        # 3 rounds over the whole sector, 2 over part of it
+    assert took([4], [4]) == 4 * 1.5
+    assert took([5]) == took([5], [0]) == 5 * 2     # without ``whole`` no round is taken to name all words
+    # a float add over a whole sector starts at the round cost (its words hide the adder's latency), one
+    # over part of it at the operation cost
+    words = np.arange(8) * 4
+    assert took([1], [1], words, True, 1.0) == 1.5 and took([1], [0], words, True, 1.0) == 2.0
 
 
 def test_l2_reads_dram_in_whole_accesses_and_keeps_the_neighbours():

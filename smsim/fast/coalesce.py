@@ -99,6 +99,41 @@ def atomic_ops(addr: np.ndarray, sector_bytes: int) -> np.ndarray:
     return _per_sector(np.asarray(addr), sector_bytes, True)
 
 
+@njit(cache=True)
+def _whole_rounds(addr, nbytes, sector_bytes):
+    a = np.sort(addr.astype(np.int64))
+    out = np.zeros(a.size, np.int64)
+    words = sector_bytes // nbytes
+    n = -1
+    prev_sector = -1
+    run = least = named = 0          # lanes on the current word; the fewest on a word; words named
+    for i in range(a.size + 1):
+        s = a[i] // sector_bytes if i < a.size else -2
+        if i > 0 and (s != prev_sector or a[i] != a[i - 1]):      # a word's run ended
+            named += 1
+            if named == 1 or run < least:
+                least = run
+            run = 0
+        if s != prev_sector:
+            if n >= 0 and named == words:
+                out[n] = least
+            n += 1
+            prev_sector = s
+            named = 0
+        run += 1
+    return out[:n]
+
+
+def whole_rounds(addr: np.ndarray, nbytes: int, sector_bytes: int) -> np.ndarray:
+    """For a warp's atomic of ``nbytes`` a lane: per touched sector, in the order of :func:`atomic_ops`, how
+    many of its operations name every word of the sector (the fewest lanes on a word where the lanes name
+    all ``sector_bytes // nbytes`` words, else none): a 32-lane request on 32 consecutive words has one such
+    operation in each of its 4 sectors, 32 lanes on 8 words of a sector 4."""
+    if nbytes < 1 or sector_bytes < nbytes:
+        raise ValueError(f"nbytes ({nbytes}) must be positive and at most sector_bytes ({sector_bytes})")
+    return _whole_rounds(np.asarray(addr), nbytes, sector_bytes)
+
+
 def bytes_written(addr: np.ndarray, nbytes: int, sector_bytes: int) -> np.ndarray:
     """For a warp's store of ``nbytes`` per lane (aligned, so one sector each): per touched sector, in the order
     of :func:`sectors`, the distinct bytes it writes there (``sector_bytes`` for a full sector)."""
@@ -111,6 +146,17 @@ def sectors_np(addr: np.ndarray, nbytes: int, sector_bytes: int = 32) -> np.ndar
     a = np.asarray(addr).astype(np.int64)
     byte = a[:, None] + np.arange(nbytes, dtype=np.int64)[None, :]
     return np.unique(byte // sector_bytes)
+
+
+def whole_rounds_np(addr: np.ndarray, nbytes: int, sector_bytes: int) -> np.ndarray:
+    """Numpy twin of :func:`whole_rounds`: lanes per distinct word, grouped by sector."""
+    words, lanes = np.unique(np.asarray(addr).astype(np.int64), return_counts=True)
+    sector = words // sector_bytes
+    out = []
+    for s in np.unique(sector):
+        here = lanes[sector == s]
+        out.append(int(here.min()) if len(here) == sector_bytes // nbytes else 0)
+    return np.array(out, np.int64)
 
 
 def lines_of_np(sectors: np.ndarray, sectors_per_line: int) -> int:

@@ -42,8 +42,9 @@ Atomics (and reductions) are performed at L2, by the atomic unit of the slice th
 (``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's
 atomic needs, per sector, as many operations as the most lanes naming one address in it
 (:func:`smsim.fast.coalesce.atomic_ops`: lanes on different words are served together, lanes on one word in
-turn); each takes ``atomic_op_cycles`` of its slice's unit, after the sector's data is there and the unit has
-done its backlog. The units serve the ``busy`` SMs of the launch, which all send them work alike (as every
+turn); each takes ``atomic_op_cycles`` of its slice's unit, or ``atomic_round_cycles`` where it names every
+word of the sector (:func:`smsim.fast.coalesce.whole_rounds`: 32 lanes on a line's 32 words, a merge of
+histogram bins), after the sector's data is there and the unit has done its backlog. The units serve the ``busy`` SMs of the launch, which all send them work alike (as every
 shared resource in this share model): after this SM's own operations, the other SMs' as many join the
 backlogs, spread over the slices as this SM's operations have been so far. That spread is smoothed by how
 much of it is still unseen (Good-Turing: the share of operations that were the first on their chunk goes
@@ -317,10 +318,11 @@ class L2:
                 self.dram.read(np.array([line * spl + k for k in got], np.int64), t)
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False,
-               words: np.ndarray | None = None, floating: bool = False) -> float:
+               words: np.ndarray | None = None, floating: bool = False, whole: np.ndarray | None = None) -> float:
         """A global atomic on ``sectors`` (``ops``: the operations each needs in turn; ``red``: a reduction;
-        ``words``: the distinct addresses it names; ``floating``: a float add) arriving at ``t``, performed
-        by the slices' atomic units: the cycle its results are back."""
+        ``words``: the distinct addresses it names; ``floating``: a float add; ``whole``: how many of each
+        sector's operations name every word of it, None: none) arriving at ``t``, performed by the slices'
+        atomic units: the cycle its results are back."""
         ready = self._get(sectors, t, False)
         n_ops = int(ops.sum())
         self.atomic_ops += n_ops
@@ -330,6 +332,8 @@ class L2:
         spec = self.spec
         per_chunk = spec.slice_bytes // spec.sector_bytes
         op = spec.atomic_op_cycles
+        rnd = spec.atomic_round_cycles or op            # an operation on every word of a sector
+        wholes = whole.tolist() if whole is not None else [0] * len(sectors)
         chunks = sectors // per_chunk
         units = (chunks * 2654435761 & 0xFFFFFFFF) % spec.slices      # a hash spreads chunks over slices
         seen, load, free = self.chunk_ops, self.unit_ops, self.unit_free
@@ -338,15 +342,15 @@ class L2:
             self._note_words(words, units[np.searchsorted(sectors, words // spec.sector_bytes)])
         done = t
         cost = 0.0                          # unit cycles of this request, as the other SMs' requests cost too
-        for chunk, u, r, n in zip(chunks.tolist(), units.tolist(), ready.tolist(), ops.tolist()):
+        for chunk, u, r, n, full in zip(chunks.tolist(), units.tolist(), ready.tolist(), ops.tolist(), wholes):
             k = seen.get(chunk, 0)
             seen[chunk] = k + n
             self.once += (k == 0 and n == 1) - (k == 1)
             load[u] += n
             if chain:       # a float add waits for the last one on its word: hidden behind adds to other words
-                c = max(op, chain / (len(self.unit_words.get(u, ())) or 1)) + (n - 1) * chain
+                c = max(rnd if full else op, chain / (len(self.unit_words.get(u, ())) or 1)) + (n - 1) * chain
             else:
-                c = n * op
+                c = full * rnd + (n - full) * op
             cost += c
             start = r if r > free[u] else free[u]                       # this SM's own, in turn
             free[u] = start + c
