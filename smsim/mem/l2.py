@@ -44,9 +44,9 @@ atomic needs, per sector, as many operations as the most lanes naming one addres
 (:func:`smsim.fast.coalesce.atomic_ops`: lanes on different words are served together, lanes on one word in
 turn); each takes ``atomic_op_cycles`` of its slice's unit, or ``atomic_round_cycles`` where it names every
 word of the sector (:func:`smsim.fast.coalesce.whole_rounds`: 32 lanes on a line's 32 words, a merge of
-histogram bins), after the sector's data is there and the unit has done its backlog. The units serve the ``busy`` SMs of the launch, which all send them work alike (as every
-shared resource in this share model): after this SM's own operations, the other SMs' as many join the
-backlogs, spread over the slices as this SM's operations have been so far. That spread is smoothed by how
+histogram bins), after the sector's data is there and the unit has done its backlog. The units serve the
+``busy`` SMs of the launch, which all send them work alike (as every shared resource in this share model):
+after this SM's own operations, the other SMs' as many join the backlogs, spread over the slices as this SM's operations have been so far. That spread is smoothed by how
 much of it is still unseen (Good-Turing: the share of operations that were the first on their chunk goes
 evenly to all slices), so 256 samples into 64 K bins load every slice alike, as 4 M samples on all SMs do,
 while the same-address reductions of one bin run at ``1/busy`` of one unit's rate. A lone operation waits
