@@ -39,23 +39,23 @@ own read, arriving as that read would (``plain.gather_perm4k``, a permutation wi
 blocks read at once, read 2.7x the H200's DRAM bytes when the first block of each 16 fetched it all).
 
 Atomics (and reductions) are performed at L2, by the atomic unit of the slice that holds the sector
-(``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's
-atomic needs, per sector, as many operations as the most lanes naming one address in it
+(``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's atomic
+needs, per sector, as many operations as the most lanes naming one address in it
 (:func:`smsim.fast.coalesce.atomic_ops`: lanes on different words are served together, lanes on one word in
 turn); each takes ``atomic_op_cycles`` of its slice's unit, or ``atomic_round_cycles`` where it names every
 word of the sector (:func:`smsim.fast.coalesce.whole_rounds`: 32 lanes on a line's 32 words, a merge of
 histogram bins), after the sector's data is there and the unit has done its backlog. The units serve the
 ``busy`` SMs of the launch, which all send them work alike (as every shared resource in this share model):
-after this SM's own operations, the other SMs' as many join the backlogs, spread over the slices as this SM's operations have been so far. That spread is smoothed by how
-much of it is still unseen (Good-Turing: the share of operations that were the first on their chunk goes
-evenly to all slices), so 256 samples into 64 K bins load every slice alike, as 4 M samples on all SMs do,
-while the same-address reductions of one bin run at ``1/busy`` of one unit's rate. A lone operation waits
-for nobody. A float add (``floating``) on a word waits for the previous one on that word to finish,
-``float_atomic_cycles`` (its adder's latency, 3.66 cycles on an H200 where an integer add takes 1.57):
-lanes naming one word in turn pay it each, and so does a request's first when the unit's float adds have
-named only one word (a sum into one scalar: ``everyday.dot_atomic``), a fraction of it when they interleave
-a few (``float_atomic_cycles / words``, never below ``atomic_op_cycles``); the other SMs' requests cost
-what this one did.
+after this SM's own operations, the other SMs' as many join the backlogs, spread over the slices as this SM's
+operations have been so far. That spread is smoothed by how much of it is still unseen (Good-Turing: the share
+of operations that were the first on their chunk goes evenly to all slices), so 256 samples into 64 K bins
+load every slice alike, as 4 M samples on all SMs do, while the same-address reductions of one bin run at
+``1/busy`` of one unit's rate. A lone operation waits for nobody. A float add (``floating``) on a word waits
+for the previous one on that word to finish, ``float_atomic_cycles`` (its adder's latency, 3.66 cycles on an
+H200 where an integer add takes 1.57): lanes naming one word in turn pay it each, and so does a request's
+first when the unit's float adds have named only one word (a sum into one scalar: ``everyday.dot_atomic``), a
+fraction of it when they interleave a few (``float_atomic_cycles / words``, never below ``atomic_op_cycles``);
+the other SMs' requests cost what this one did.
 Registered as ``l2.model = "write_through"``.
 """
 from __future__ import annotations
