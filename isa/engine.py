@@ -70,6 +70,7 @@ class Batch:
         self.log = log
         self.warp_counts = np.zeros(n // 32, np.int64)
         self.issued = 0           # SASS-equivalent issue slots (isa.cost), summed over warps
+        self.warp_issued = np.zeros(n // 32)     # ... per warp
         self._special = self._make_special(lane_in_block, tpb, shared_total, dynamic)
 
     # ---------------------------------------------------------------- special registers
@@ -151,6 +152,7 @@ class Batch:
         if e.count:
             self.warp_counts += e.warps * e.count
             self.issued += int(e.warps.sum()) * e.cost
+            self.warp_issued += e.warps * e.cost
             e.count = e.cost = 0
             if self.warp_counts.max() > self.budget:
                 over = np.flatnonzero(self.warp_counts > self.budget)
@@ -254,6 +256,7 @@ class Batch:
             if warps.any():
                 self.warp_counts += warps
                 self.issued += int(warps.sum()) * self.prog.ops[rpc].cost
+                self.warp_issued += warps * self.prog.ops[rpc].cost
                 self.steps += 1
                 if self.log is not None:
                     self.log.steps.append((rpc, warps))

@@ -232,18 +232,22 @@ class _SectorSink:
         return first_per_key(np.concatenate(self.keys), np.concatenate(self.firsts))
 
 
-def global_sectors(launch: Any, blocks: list, sector_bytes: int, firsts: bool = False) -> list:
+def global_sectors(launch: Any, blocks: list, sector_bytes: int, firsts: bool = False,
+                   issued: dict | None = None) -> list:
     """Run ``blocks`` (block indices) of ``launch`` functionally, together, keeping of what they did only the
     global sectors (``address // sector_bytes``) each touched: one sorted int64 array per block, in the order
     of ``blocks`` (``firsts``: a pair per block, the sectors and the global access, counted from 0 in
     execution order, that first touched each: the warps of a batch execute together, so blocks running the
-    same code count their accesses alike). Much lighter than :func:`trace_blocks` (no instruction streams, no
-    addresses kept), for blocks that are not timed but whose traffic matters (what they leave in L2)."""
+    same code count their accesses alike; ``issued``: a dict given the PTX issue slots, :mod:`isa.cost`, each
+    block's warps took). Much lighter than :func:`trace_blocks` (no instruction streams, no addresses kept),
+    for blocks that are not timed but whose traffic matters (what they leave in L2)."""
     log = TraceLog()
     batch = launch.batch(blocks, log=log)
     sink = _SectorSink(batch.lpb, sector_bytes)
     log.steps, log.accesses = _Drop(), sink      # type: ignore[assignment]
     batch.run()
+    if issued is not None:
+        issued.update(zip(blocks, batch.warp_issued.reshape(len(blocks), -1).sum(axis=1).tolist()))
     keys, first = sink.distinct()
     slot = keys >> _SLOT_SHIFT
     sectors = keys & ((1 << _SLOT_SHIFT) - 1)

@@ -227,8 +227,7 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     infos = sm.infos
     m = metrics(stats, infos, built.units, cfg, occ, per_sm / len(timed))
     m["launch__waves_per_multiprocessor"] = launch.nblocks / (cfg.gpu.num_sms * occ.blocks_per_sm)   # as Nsight
-    ran = len(timed) + sm.counted_ahead       # the blocks whose issue slots are known
-    m["smsim.grid.inst_executed"] = (m["smsp__inst_executed.sum"] + sm.issued_ahead) * launch.nblocks / ran
+    m["smsim.grid.inst_executed"] = sm.grid_count.total()
     m["smsim.stream_sass"] = 1.0 if built.stream == "sass" else 0.0
     m["smsim.dram.slowest_sm_lag_cycles"] = lag
     return TimedRun(stats.end, stats.stall_totals(), m, occ, per_instruction(stats, infos), len(timed),

@@ -45,6 +45,7 @@ from isa.trace import SPACE_NAMES, first_per_key, global_sectors, op_infos, trac
 from .config import Config
 from .contracts import FrontEndModel, L1Model, SchedulerPolicy, SharedMemoryModel
 from .fast import coalesce
+from .grid_count import GridCount
 from .scheduler import Clock, SubPartition
 from .stats import Stats
 from .sass_stream import READ_SCOREBOARD_CYCLES
@@ -143,8 +144,8 @@ class SM:
         self.share_l2: Any = None
         self.ran_ahead: set = set()
         self.near: dict = {}              # timed block -> sectors its neighbours brought, until it is dispatched
-        self.issued_ahead = 0             # issue slots the neighbours' warps take (their streams, not timed)
-        self.counted_ahead = 0            # blocks run ahead whose issue slots are in issued_ahead
+        #: the issue slots of the blocks this SM ran (timed, traced as neighbours, or on the interpreter only)
+        self.grid_count = GridCount(launch.nblocks, spec.gpu.num_sms)
         #: ``l2.sharing = "device"``: the device's L2 as the whole grid fills it (a
         #: :class:`smsim.mem.l2.DeviceL2`); the blocks before a timed one run first (:meth:`_device_until`)
         self.device: Any = None
@@ -156,6 +157,7 @@ class SM:
         self.mine_first: dict = {}        # with ``device``: timed block -> sectors it touches before its neighbours
         self.decided: dict = {}           # with ``device``: timed block -> sectors its grid neighbours touch
         self._slots: dict = {}            # a warp's executed pcs (bytes) -> its issue slots: most warps repeat
+        self._ptx_cost = [op.cost for op in launch.prog.ops]
         pipes = spec.pipes
         self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
         self.execs = [self._exec(i, getattr(pipes, i.unit, None)) for i in self.infos]
@@ -190,6 +192,7 @@ class SM:
     def _dispatch(self, b: int, t: float) -> None:
         self.starts.append(t)
         block = Block(self, b, self._trace(b))
+        self._count_issued(block.trace)
         near = self.near.pop(b, None)
         if near is not None:
             self.share_l2(*near[:1], t, *near[1:])
@@ -320,8 +323,10 @@ class SM:
             while m < b and m - n < per_batch and m not in kept:
                 m += 1
             run = list(range(n, m))
-            for k, (sectors, firsts) in zip(run, global_sectors(self.launch, run, sb, firsts=True)):
+            issued: dict = {}
+            for k, (sectors, firsts) in zip(run, global_sectors(self.launch, run, sb, firsts=True, issued=issued)):
                 self.device.touch(k, sectors, firsts=firsts)
+            self.grid_count.ran(issued)
             self.ran_ahead.update(run)
             n = m
         self.frontier = max(self.frontier, b)
@@ -357,8 +362,7 @@ class SM:
                 if self.device is not None:          # for the device's L2, when it gets there
                     sec, firsts = _first_touch(tr, sb, 1, ordinal=True)
                     self.neighbour_sectors[tr.index] = (sec, False, firsts)
-                self.issued_ahead += self._issue_slots(tr)
-                self.counted_ahead += 1
+                self._count_issued(tr)
         for b, ns in todo.items():
             theirs = np.unique(np.concatenate([first[n][0] for n in ns]))
             if not len(theirs):
@@ -389,18 +393,21 @@ class SM:
             if keep.any():
                 self.near[b] = (theirs[keep], None, None)
 
-    def _issue_slots(self, trace: Any) -> int:
-        """The issue slots (``smsp__inst_executed``) the warps of the block ``trace`` take: the SASS streams
-        they issue, or their PTX's slots; warps that executed the same pcs are counted once."""
-        total = 0
+    def _count_issued(self, trace: Any) -> None:
+        """Count the issue slots (``smsp__inst_executed``) the warps of the block ``trace`` take in
+        :attr:`grid_count`: the SASS streams they issue, or their PTX's slots, beside their PTX's slots;
+        warps that executed the same pcs are counted once."""
+        total = ptx = 0
         for wt in trace.warps:
             key = array("l", wt.pcs).tobytes()
-            slots = self._slots.get(key)
-            if slots is None:
+            got = self._slots.get(key)
+            if got is None:
                 items = self.replay.stream(wt.pcs)[0] if self.replay is not None else wt.pcs
-                slots = self._slots[key] = sum(self.infos[i].cost for i in items)
-            total += slots
-        return total
+                cost = self._ptx_cost
+                got = self._slots[key] = (sum(self.infos[i].cost for i in items), sum(cost[p] for p in wt.pcs))
+            total += got[0]
+            ptx += got[1]
+        self.grid_count.traced(trace.index, total, ptx)
 
     def block_retired(self, block: Block, t: float) -> None:
         """``block``'s last warp retired at ``t``: once the device has retired the block (the kernel lasts

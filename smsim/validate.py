@@ -20,8 +20,9 @@ instructions. :func:`summary` reduces the rows to the figures of the issue that 
   duration error over its points;
 * the share of cases whose top stall reason is right, the DRAM read/write bytes' MAPE (over cases that
   move at least 1 MB), and the share of cases whose issued instructions (``smsp__inst_executed``) are within
-  5% of the SASS the H200 ran, with the worst case's error. The predicted count is the grid's: the timed
-  blocks' and their untimed neighbours' streams (``smsim.grid.inst_executed``), scaled to every block.
+  5% of the SASS the H200 ran, with the worst case's error. The predicted count is the grid's
+  (``smsim.grid.inst_executed``, :mod:`smsim.grid_count`): the timed blocks' and their untimed neighbours'
+  streams, the blocks the device's L2 ran by their PTX slots, the rest at their stratum's mean.
 
 :func:`render` prints the table and the summary (``smsim validate``), :func:`render_streams` the SASS and
 the PTX streams side by side (``--stream both``); the test suite pins the summary at the test size so that

@@ -77,7 +77,13 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     """Every case at its test size on the h200 config as users run it (the README's set-up: numba-cuda's NVVM
     compiles the Python, as on a GPU, and the SASS ptxas makes of it is timed; the figures
     docs/timing_model.md quotes). A model change may only improve these; tighten them when it does."""
-    # measured on this model: 4.69%, 90.6%, 7.09%, 96.3%, 5.6%, 93.7%, 92.1%, stall distance 0.127 (worst:
+    # measured on this model: 4.66%, 90.6%, 7.06%, 96.3%, 5.6%, 93.7%, 96.9%, stall distance 0.127, the
+    # worst instruction count 7.9% off (worst duration: matmul.naive_swapped, 17% slow) since an atomic
+    # operation on every word of a sector takes l2.atomic_round_cycles (docs/hardware/atomic_lines_hw.md:
+    # plain.hist64_shared 1.06 -> 1.04, hist_bins16 1.006 -> 1.000) and the grid's instructions are counted
+    # by stratum with the blocks the device's L2 ran (smsim/grid_count.py: plain.saxpy_gs512 0.83 -> 0.95,
+    # ordinary.blur3x3 0.90 -> 1.00, the 2-D grids of everyday and plain 0.92-0.95 -> 0.99-1.00; no time
+    # moves); 4.69%, 90.6%, 7.09%, 96.3%, 5.6%, 93.7%, 92.1%, stall distance 0.127 (worst:
     # matmul.naive_swapped, 17% slow) since blocks started together that touch a DRAM access at the same point
     # of their code share its fetch by lot (smsim.sm.SM._by_lot: plain.gather_perm4k 1.15 -> 1.08 and its
     # DRAM bytes 5.3x -> 1.1x the H200's, everyday.gather_mod 1.09 -> 0.96, everyday.outer 1.07 -> 0.98) and a
@@ -128,17 +134,19 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # kernel's end, and they now come out 2-12% fast (streams.gs_write_w64 1.01 -> 0.89); at the full size the
     # policy takes the MAPE from 6.7% to 6.2% (streams.gs_read_w64 0.78 -> 0.92, stencil.stencil_1d 1.30 -> 1.19)
     s = _pinned()
-    _at_least_as_good(s, 4.69, 0.90, 7.09, 0.96, 0.93, 0.92, 0.128)
+    _at_least_as_good(s, 4.66, 0.90, 7.06, 0.96, 0.93, 0.96, 0.128)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
-    # issue 13 asks within 15% on all: plain.saxpy_gs512's grid estimate 16.6% (above), empty_1wave 12.3%
-    assert s["instructions_worst_pct"] <= 17.0
+    # issue 13 asks within 15% on all: the worst is empty_1wave, 7.9% (16.6%, plain.saxpy_gs512, while the
+    # timed blocks and their neighbours were pooled)
+    assert s["instructions_worst_pct"] <= 8.0
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not sass.available(), reason="ptxas/nvdisasm not installed (smsim[sass])")
 def test_validation_summary_with_smsims_compiler_is_pinned():
     """smsim's own compiler (``--compiler smsim``, where numba-cuda is missing), SASS timed."""
-    # measured on this model: 8.96%, 77.2%, 33.0%, 92.3%, 5.6%, 92.1%, 51.2%, stall distance 0.157 (9.07%,
+    # measured on this model: 8.94%, 77.2%, 33.0%, 92.3%, 5.6%, 92.1%, 54.3%, stall distance 0.157 (8.96%, 33.0%
+    # and 51.2% before whole-sector atomics and the grid's instructions by stratum; 9.07%,
     # 74.8%, 33.3%, 91.8%, 0.158 before accesses blocks make together were fetched by lot, smsim.sm.SM._by_lot)
     # with `plain` (8.98%, 33.5%, 49.6% before the two mapping rules above; 9.06%, 75%, 35.2%, 92%, 93.0%, 51%,
     # 0.157 on the 115 before it: plain.stencil3d7 0.70, colsum64 and unravel3d a half of the H200's
@@ -161,14 +169,20 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # so it runs 2.5x too fast against its tiled variants, and its loops (ordinary.matvec_rows, poly16) a
     # third to a half (benchmarks/front_ends.py); its histogram.shared_atomics is 1.57x too slow, within 1% of
     # global_atomics, so that pair's order (a family of its own) is a coin toss
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.97, 0.77, 33.1, 0.92, 0.92, 0.51, 0.158)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.94, 0.77, 33.0, 0.92, 0.92, 0.54, 0.158)
 
 
 @pytest.mark.slow
 def test_validation_summary_of_the_ptx_stream_is_pinned():
     """Neither extra installed: smsim's compiler, PTX timed with isa/cost.py's issue slots (before issue
     "Timing fidelity I": 57.4%, 8%, 34.4%, 79%, 75%, 78%, on 77 cases)."""
-    # measured on this model: 14.29%, 66.9%, 27.43%, 82.1%, 5.5%, 86.6%, 35.4%, stall distance 0.207 (14.93%,
+    # measured on this model: 14.27%, 66.9%, 27.43%, 82.1%, 5.5%, 86.6%, 34.6%, stall distance 0.207. The
+    # instructions within 5% went 35.4% -> 34.6% (one case) when the grid's count took the blocks the device's
+    # L2 ran, by stratum (smsim/grid_count.py): the PTX stream's everyday.outer, 5% longer than the SASS, had
+    # come out 0.997 of the H200's count because the timed blocks' neighbours, pooled, were 5% short of the
+    # grid's mix; it is 1.051 now, as are the other 2-D grids (matadd_2d16, transpose_add16 0.96 -> 1.04;
+    # with numba's front end, SASS timed, they went to 0.99-1.00). (14.29%, 66.9%, 27.43%, 82.1%, 35.4% before
+    # that and whole-sector atomics; 14.93%,
     # 63.0%, 27.83%, 81.4%, 0.208 before accesses blocks make together were fetched by lot) with the 12
     # `plain` kernels (the PTX stream knows no SASS; on the 115 before them: 14.08%, 62.6%, 25.19%, 81.1%, 87%,
     # 37%, 0.210; 84% and 0.216
@@ -181,7 +195,7 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # before the slowest SM's lag and the float adds' chain, with `everyday`: 15.0%, 58%, 26.1%, 82%, 12.7% (on the 97
     # cases before them: 15.8%, 58%, 26.4%, 82%, 12.7%, 81%, 36%, 0.226; 15.6%, 59% with round-robin over all
     # warps)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 14.30, 0.66, 27.44, 0.82, 0.86, 0.35, 0.207)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 14.27, 0.66, 27.43, 0.82, 0.86, 0.34, 0.207)
 
 
 def test_the_command_validates_a_family_and_rejects_unknown_sizes(capsys):
