@@ -66,6 +66,8 @@ class SchedulerSpec:
     policy: str                       # a name in smsim.registry.SCHEDULER_POLICIES
     two_level_active: int             # warps in the active set of the two-level policy
     stream: str = "ptx"               # what the schedulers issue: "sass", "ptx" or "auto" (STREAMS)
+    branch_resolve_cycles: float = 0.0  # SASS: a branch holds its warp this long past its control code's stall
+    reconverge_cycles: float = 0.0    # SASS: ... a BSYNC (reconvergence) this long
 
 
 @dataclass(frozen=True)
@@ -336,7 +338,7 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "dirty_bytes", "dirty_at_start_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles",
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
-           "atomic_round_cycles",
+           "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
            "store_credits"}
 

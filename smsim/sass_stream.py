@@ -50,10 +50,11 @@ class SassInfo:
     PTX instruction it came from, None if none) and the control code:
     ``stall`` cycles to the warp's next issue, ``read_sb`` (a register id or None) and ``latency_cycles``
     of a variable-latency result that is not a memory access (``special.latency_cycles`` for ``S2R``);
-    ``special``: an ``S2UR``, which waits for the SM's special-register unit (:mod:`smsim.special`)."""
+    ``special``: an ``S2UR``, which waits for the SM's special-register unit (:mod:`smsim.special`);
+    ``resolve``: cycles a branch (or a ``BSYNC``) holds the warp past ``stall``, ``branch_resolving``."""
     __slots__ = ("op", "ins", "index", "ptx", "srcs", "dsts", "results", "unit", "latency", "cost", "space",
                  "nbytes", "mem", "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb",
-                 "latency_cycles", "sass", "float_add", "special")
+                 "latency_cycles", "sass", "float_add", "special", "resolve")
 
     def __init__(self, index: int, sass: Any, line: int | None, ptx: int | None = None):
         self.op = self.ins = self
@@ -70,6 +71,7 @@ class SassInfo:
         self.barrier = self.fence = self.branch = False
         self.stall, self.read_sb, self.latency_cycles = 1, None, 0.0
         self.special = False
+        self.resolve = 0.0
 
     def text(self) -> str:
         s = self.sass
@@ -131,6 +133,8 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         info.barrier = s.base == "BAR" and "ARV" not in s.opcode
         info.fence = s.base in ("MEMBAR", "FENCE")
         info.branch = s.base in ("BRA", "BRX", "JMP", "JMX", "RET", "CALL")
+        info.resolve = (cfg.scheduler.branch_resolve_cycles if info.branch else
+                        cfg.scheduler.reconverge_cycles if s.base == "BSYNC" else 0.0)
         if info.results and not info.mem and not info.special:
             if s.base == "S2R":
                 info.latency_cycles = cfg.special.latency_cycles

@@ -469,7 +469,10 @@ class SM:
         w.account(t, slots, pc)
         self.stats.inst[pc] += 1
         if slots:
-            w.hold_fetch(t + info.stall, WAIT)
+            if info.resolve:                    # the control code's stall, then the branch resolving
+                w.hold_fetch(t + info.stall + info.resolve, BRANCH, t + info.stall)
+            else:
+                w.hold_fetch(t + info.stall, WAIT)
         if info.read_sb is not None:
             w.results_by((info.read_sb,), t + READ_SCOREBOARD_CYCLES, SHORT)
         pos = w.position()

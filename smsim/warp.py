@@ -53,7 +53,8 @@ class Warp:
     SASS the warp issues instead of the trace's PTX (``(items, positions)`` of
     :meth:`isa.sass.Replay.stream`; the positions say whose accesses a memory instruction makes)."""
     __slots__ = ("trace", "pcs", "where", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason",
-                 "fetch_at", "fetch_reason", "ready_at", "reason", "free_at", "blocked_until", "blocked_reason",
+                 "fetch_at", "fetch_reason", "fetch_wait", "ready_at", "reason", "free_at", "blocked_until",
+                 "blocked_reason",
                  "pipe_mark", "info", "infos",
                  "mem_done", "fence_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook",
                  "chain", "chain_pending")
@@ -69,6 +70,7 @@ class Warp:
         self.reg_ready = [0.0] * nregs
         self.reg_reason = [WAIT] * nregs
         self.fetch_at, self.fetch_reason = (code_at if code_at > t else t), NO_INSTRUCTION
+        self.fetch_wait = 0.0       # a branch's hold: ``wait`` until this cycle, ``branch_resolving`` after
         self.ready_at, self.reason = t, WAIT
         self.free_at = self.start = t
         self.blocked_until, self.blocked_reason = t, NOT_SELECTED
@@ -120,9 +122,10 @@ class Warp:
             if ready >= rr[r]:
                 rr[r], why[r] = ready, reason
 
-    def hold_fetch(self, until: float, reason: int) -> None:
-        """The next instruction cannot be fetched before ``until`` (a branch resolving, a barrier)."""
-        self.fetch_at, self.fetch_reason = until, reason
+    def hold_fetch(self, until: float, reason: int, waited: float = 0.0) -> None:
+        """The next instruction cannot be fetched before ``until`` (a branch resolving, a barrier); a branch
+        whose control code holds the warp until ``waited`` is counted ``wait`` until then."""
+        self.fetch_at, self.fetch_reason, self.fetch_wait = until, reason, waited
 
     def memory_issued(self, done: float, store: bool, sent: float | None = None) -> None:
         """A global/local memory instruction of this warp is done at ``done`` (a store: L2 has it). A store
@@ -232,8 +235,12 @@ class Warp:
         dep = self.ready_at                      # min(max(ready_at, start), t)
         if dep > t:
             dep = t
+        split = start
         if dep > start:
-            row[self.reason] += dep - start
+            if self.reason == BRANCH and self.fetch_wait > start:   # the control code's stall, then the branch
+                split = self.fetch_wait if self.fetch_wait < dep else dep
+                row[WAIT] += split - start
+            row[self.reason] += dep - split
         else:
             dep = start
         mark = self.pipe_mark
@@ -258,7 +265,8 @@ class Warp:
         row[SELECTED] += slots
         hook = self.hook
         if hook is not None:
-            hook.interval(self, start, dep, self.reason)
+            hook.interval(self, start, split, WAIT)
+            hook.interval(self, split, dep, self.reason)
             hook.interval(self, dep, blocked, self.blocked_reason)
             hook.interval(self, blocked, t, NOT_SELECTED)
             hook.interval(self, t, t + slots, SELECTED)

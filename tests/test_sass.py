@@ -14,6 +14,7 @@ from isa.printer import ptxas_text
 from isa.trace import trace_blocks
 from smsim import cuda
 from smsim import numba_front
+from smsim.config import load
 from smsim.launch import _compiled
 from workloads.microbench import ffma_chain
 
@@ -288,3 +289,22 @@ def test_numba_kernels_assemble_to_the_sass_the_h200_ran():
             differ.add(cid)
     assert not differ
     assert lineless == {"softmax.warp_shuffle"}     # the others keep their Python lines
+
+
+@needs_tools
+def test_a_branch_holds_its_warp_past_its_control_code_as_branch_resolving():
+    # chains.fma at the test size: one thread, 131 BRA executed (the loop's back edges and the guard); the
+    # H200 counts branch_resolving on top of wait (benchmarks/branch_fit.py: 2.63 cycles a branch)
+    case = workloads.case.get("chains.fma")
+    s = case.setup("test", 0)
+    runs = {r: smsim.launch(case.load_kernel(), s.grid, s.block, s.args, config="h200", complete=False,
+                            overrides={"scheduler.branch_resolve_cycles": r}) for r in (0.0, 2.63, 10.0)}
+    bra = sum(row["executed"] for row in runs[0.0].instructions if "BRA" in row["text"].split(".")[0])
+    assert bra == 131
+    for r, res in runs.items():
+        assert res.stalls.get("branch_resolving", 0.0) == pytest.approx(bra * r)
+        assert res.stalls["wait"] == runs[0.0].stalls["wait"]          # the control code's stall stays wait
+    # one warp: the holds are on its path, all but a few (1280 of 1310 cycles: where the next instruction
+    # waits for a result anyway)
+    assert 0.95 * bra * 10.0 <= runs[10.0].cycles - runs[0.0].cycles <= bra * 10.0
+    assert load("h200").scheduler.branch_resolve_cycles == 2.63
