@@ -56,22 +56,22 @@ EXPECT = {
         "copy h100 64 registers 4.8 1304.5 4.0", "naive h100 64 registers 19.2 244.0 4.0",
         "tiled h100 64 registers 7.1 762.3 4.0", "tiled_padded h100 64 registers 4.5 1401.2 4.0"],
     ("02_shared_memory.md", "--kernel bank_stride"): [
-        "bank_stride0 h100 25 shared 75.7", "bank_stride1 h100 25 shared 75.7", "bank_stride2 h100 25 shared 78.8",
-        "bank_stride4 h100 25 shared 85.0", "bank_stride8 h100 25 shared 97.4",
-        "bank_stride32 h100 25 shared 192.6", "bank_stride33 h100 25 shared 75.7"],
+        "bank_stride0 h100 25 shared 75.8", "bank_stride1 h100 25 shared 75.8", "bank_stride2 h100 25 shared 78.9",
+        "bank_stride4 h100 25 shared 85.1", "bank_stride8 h100 25 shared 97.5",
+        "bank_stride32 h100 25 shared 192.6", "bank_stride33 h100 25 shared 75.8"],
     ("02_shared_memory.md", "for stride in"): [
-        "stride 1: 1.0 wavefronts per shared load, 147019 cycles", "stride 2: 2.0 wavefronts per shared load, 153161",
-        "stride 4: 4.0 wavefronts per shared load, 165445", "stride 32: 32.0 wavefronts per shared load, 378418",
-        "stride 33: 1.0 wavefronts per shared load, 147019"],
+        "stride 1: 1.0 wavefronts per shared load, 147121 cycles", "stride 2: 2.0 wavefronts per shared load, 153263",
+        "stride 4: 4.0 wavefronts per shared load, 165547", "stride 32: 32.0 wavefronts per shared load, 378517",
+        "stride 33: 1.0 wavefronts per shared load, 147121"],
     ("02_shared_memory.md", "sweep reduction"): [
-        "interleaved_divergent h100 64 registers 21.2", "interleaved_bank_conflicts h100 64 warps 11.0",
-        "sequential h100 64 warps 9.1", "first_add h100 64 warps 6.4", "warp_shuffle h100 64 warps 4.6",
-        "grid_stride h100 64 registers 4.7"],
+        "interleaved_divergent h100 64 registers 21.2", "interleaved_bank_conflicts h100 64 warps 10.9",
+        "sequential h100 64 warps 9.2", "first_add h100 64 warps 6.3", "warp_shuffle h100 64 warps 4.6",
+        "grid_stride h100 64 registers 4.8"],
     ("02_shared_memory.md", "case.family(\"reduction\")"): [
-        "interleaved_divergent 39105 cycles 0 bank conflicts top stall barrier",
-        "interleaved_bank_conflicts 18844 cycles 2240 bank conflicts top stall barrier",
-        "sequential 15164 cycles 0 bank conflicts top stall barrier",
-        "first_add 9732 cycles", "warp_shuffle 6222 cycles", "grid_stride 6533 cycles"],
+        "interleaved_divergent 39108 cycles 0 bank conflicts top stall barrier",
+        "interleaved_bank_conflicts 18810 cycles 2240 bank conflicts top stall barrier",
+        "sequential 15369 cycles 0 bank conflicts top stall barrier",
+        "first_add 9583 cycles", "warp_shuffle 6288 cycles", "grid_stride 6633 cycles"],
     ("03_latency_hiding.md", "--regs 64"): ["4 blocks/SM, 32 warps (50%), limited by registers"],
     ("03_latency_hiding.md", "--smem 32K"): ["6 blocks/SM, 48 warps (75%), limited by shared"],
     ("03_latency_hiding.md", "warps_per_sm=8..64"): [
@@ -82,12 +82,12 @@ EXPECT = {
                                                   "vec_add 128 16 registers 195.1", "vec_add 255 8 registers 362.9"],
     ("03_latency_hiding.md", "smem=0,32768"): ["vec_add 0 64 warps 72.0 2700.9", "vec_add 32768 48 shared 90.9 2128.6",
                                                "vec_add 65536 24 shared 139.5 1379.7"],
-    ("03_latency_hiding.md", "--kernel stream_ilp4"): ["stream_ilp4_w4 h100 4 shared 29.4 599.0",
-                                                       "stream_ilp4_w24 h100 24 shared 8.4 2337.1"],
+    ("03_latency_hiding.md", "--kernel stream_ilp4"): ["stream_ilp4_w4 h100 4 shared 29.5 597.5",
+                                                       "stream_ilp4_w24 h100 24 shared 8.4 2344.7"],
     ("03_latency_hiding.md", "for warps in"): [
-        "4 warps/SM x 1 loads in flight: 198883 cycles", "4 warps/SM x 8 loads in flight: 32093 cycles",
-        "16 warps/SM x 2 loads in flight: 30504 cycles", "16 warps/SM x 8 loads in flight: 12683 cycles",
-        "64 warps/SM x 1 loads in flight: 18753 cycles", "64 warps/SM x 8 loads in flight: 7817 cycles"],
+        "4 warps/SM x 1 loads in flight: 199639 cycles", "4 warps/SM x 8 loads in flight: 32097 cycles",
+        "16 warps/SM x 2 loads in flight: 30593 cycles", "16 warps/SM x 8 loads in flight: 12686 cycles",
+        "64 warps/SM x 1 loads in flight: 18802 cycles", "64 warps/SM x 8 loads in flight: 7820 cycles"],
 }
 
 
