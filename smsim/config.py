@@ -135,7 +135,7 @@ class L2Spec:
     slices: int                       # L2 slices, each with its own atomic unit
     slice_bytes: int                  # consecutive bytes that map to one slice
     atomic_op_cycles: float           # one slice's atomic unit: cycles per sector operation naming one word
-    atomic_round_cycles: float = 0.0  # ... per operation on several words of a sector at once (0: as atomic_op_cycles)
+    atomic_round_cycles: float = 0.0  # ... per operation naming every word of a sector (0: as atomic_op_cycles)
     float_atomic_cycles: float = 0.0  # a float add after another on the same word (0: as atomic_op_cycles)
     model: str = "write_through"      # a name in smsim.registry.L2_MODELS
     dirty_bytes: int = 0              # write_back: dirty data L2 keeps (0: all of it) before writing back

@@ -24,8 +24,9 @@ once its stores and reductions have left the SM (``drain``), while the kernel's 
 taken its stores (:attr:`SM.l2_done`) and performed its reductions (:attr:`SM.l2_red_done`).
 With the SASS stream (``scheduler.stream``, :mod:`smsim.sass_stream`) a warp replays the SASS ptxas made of
 its PTX execution instead, and :meth:`SM._issue_sass` issues it by its control code: the warp's next issue
-waits its stall count and the scoreboards in its wait mask; memory instructions take the accesses of the PTX
-execution they stand for. Every change to a warp's state goes through :class:`~smsim.warp.Warp`'s methods.
+waits its stall count and the scoreboards in its wait mask, and a branch's (a ``BSYNC``'s) resolution
+after that (``scheduler.branch_resolve_cycles``, ``reconverge_cycles``: ``branch_resolving``); memory
+instructions take the accesses of the PTX execution they stand for. Every change to a warp's state goes through :class:`~smsim.warp.Warp`'s methods.
 Given a ``recorder`` (:class:`smsim.warp.Timeline`), the SM hands it to each warp as its hook. The SM is
 built, with its memory units and scheduler policies, by :func:`smsim.single_sm.build_sm`; it talks to shared
 memory and L1 through their contracts (:mod:`smsim.contracts`).
