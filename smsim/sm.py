@@ -26,7 +26,8 @@ With the SASS stream (``scheduler.stream``, :mod:`smsim.sass_stream`) a warp rep
 its PTX execution instead, and :meth:`SM._issue_sass` issues it by its control code: the warp's next issue
 waits its stall count and the scoreboards in its wait mask, and a branch's (a ``BSYNC``'s) resolution
 after that (``scheduler.branch_resolve_cycles``, ``reconverge_cycles``: ``branch_resolving``); memory
-instructions take the accesses of the PTX execution they stand for. Every change to a warp's state goes through :class:`~smsim.warp.Warp`'s methods.
+instructions take the accesses of the PTX execution they stand for. Every change to a warp's state goes
+through :class:`~smsim.warp.Warp`'s methods.
 Given a ``recorder`` (:class:`smsim.warp.Timeline`), the SM hands it to each warp as its hook. The SM is
 built, with its memory units and scheduler policies, by :func:`smsim.single_sm.build_sm`; it talks to shared
 memory and L1 through their contracts (:mod:`smsim.contracts`).
