@@ -51,10 +51,12 @@ class SassInfo:
     ``stall`` cycles to the warp's next issue, ``read_sb`` (a register id or None) and ``latency_cycles``
     of a variable-latency result that is not a memory access (``special.latency_cycles`` for ``S2R``);
     ``special``: an ``S2UR``, which waits for the SM's special-register unit (:mod:`smsim.special`);
-    ``resolve``: cycles a branch (or a ``BSYNC``) holds the warp past ``stall``, ``branch_resolving``."""
+    ``resolve``: cycles a branch (or a ``BSYNC``) holds the warp past ``stall``, ``branch_resolving``;
+    ``one_op``: an atomic that adds the count of its active lanes once (``ATOMS.POPC.INC``: ptxas's code for
+    every lane adding 1 to one address), one operation however many lanes the PTX names."""
     __slots__ = ("op", "ins", "index", "ptx", "srcs", "dsts", "results", "unit", "latency", "cost", "space",
                  "nbytes", "mem", "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb",
-                 "latency_cycles", "sass", "float_add", "special", "resolve")
+                 "latency_cycles", "sass", "float_add", "special", "resolve", "one_op")
 
     def __init__(self, index: int, sass: Any, line: int | None, ptx: int | None = None):
         self.op = self.ins = self
@@ -72,6 +74,7 @@ class SassInfo:
         self.stall, self.read_sb, self.latency_cycles = 1, None, 0.0
         self.special = False
         self.resolve = 0.0
+        self.one_op = False
 
     def text(self) -> str:
         s = self.sass
@@ -127,6 +130,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
             info.float_add = p.float_add
             if s.base in sass_mod.REDUCTION_OPS:  # ptxas made an atomic whose result is unused a reduction
                 info.mem = "red"
+            info.one_op = "POPC" in s.opcode.split(".")
             info.latency = p.latency
             if i in replay.merged:               # one access for neighbouring PTX ones: its width
                 info.nbytes = replay.merged[i][0]

@@ -526,6 +526,8 @@ class SM:
         shared_ready, near_reason = t, SHORT
         far = []
         for space, a, lanes in parts:
+            if info.one_op:                       # the active lanes' count, added once
+                a, lanes = a[:1], lanes[:1]
             if space == "shared":
                 shared_ready, n, conflicts = self.shared.access(sub.index, "atom" if kind == "red" else kind, a,
                                                                 lanes, info.nbytes, t)

@@ -308,3 +308,15 @@ def test_a_branch_holds_its_warp_past_its_control_code_as_branch_resolving():
     # waits for a result anyway)
     assert 0.95 * bra * 10.0 <= runs[10.0].cycles - runs[0.0].cycles <= bra * 10.0
     assert load("h200").scheduler.branch_resolve_cycles == 2.63
+
+
+@needs_tools
+def test_a_popc_increment_is_one_shared_operation_however_many_lanes_name_the_address():
+    # plain.count_above: every lane above the threshold adds 1 to one shared counter; ptxas makes it
+    # ATOMS.POPC.INC, which adds the active lanes' count once (the PTX names the address in every lane)
+    case = workloads.case.get("plain.count_above")
+    s = case.setup("test", 0)
+    res = smsim.launch(case.load_kernel(), s.grid, s.block, s.args, config="h200", complete=False)
+    rows = [r for r in res.instructions if r["text"].startswith("ATOMS.POPC")]
+    assert len(rows) == 1 and rows[0]["executed"] > 0
+    assert rows[0]["wavefronts"] == rows[0]["executed"]

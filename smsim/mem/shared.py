@@ -3,7 +3,8 @@
 Life of an access: a warp's ``ld/st/atom.shared`` gives one byte offset per active lane. The bank
 arbitration (:func:`smsim.fast.banks.wavefronts`: the most distinct words any bank must serve, one word
 read by many lanes being a broadcast; 64-bit accesses in half-warp phases, 128-bit in quarter-warp phases;
-atomics also serialize lanes on one address) says how many wavefronts it needs. The instruction waits in
+atomics also serialize lanes on one address; ptxas's ``ATOMS.POPC.INC``, every lane adding 1 to one address,
+adds the active lanes' count once and reaches here as one lane) says how many wavefronts it needs. The instruction waits in
 its sub-partition's MIO queue (at most ``mio_queue`` waiting: a full queue stalls the next shared
 instruction as ``mio_throttle``) for the SM's one shared-memory pipe, which serves
 ``wavefronts_per_cycle``; a load's data is ready ``latency_cycles`` after its first wavefront starts,
