@@ -1,20 +1,20 @@
 """Shared memory: banks, wavefronts and the MIO queue in front of the shared-memory pipe.
 
-Life of an access: a warp's ``ld/st/atom.shared`` gives one byte offset per active lane. The bank
-arbitration (:func:`smsim.fast.banks.wavefronts`: the most distinct words any bank must serve, one word
-read by many lanes being a broadcast; 64-bit accesses in half-warp phases, 128-bit in quarter-warp phases;
-atomics also serialize lanes on one address; ptxas's ``ATOMS.POPC.INC``, every lane adding 1 to one address,
-adds the active lanes' count once and reaches here as one lane) says how many wavefronts it needs. The instruction waits in
-its sub-partition's MIO queue (at most ``mio_queue`` waiting: a full queue stalls the next shared
-instruction as ``mio_throttle``) for the SM's one shared-memory pipe, which serves
-``wavefronts_per_cycle``; a load's data is ready ``latency_cycles`` after its first wavefront starts,
-plus ``wavefront_latency_cycles`` per further wavefront (a conflicted access is slower for the warp than
-the pipe's throughput alone would say). The pipe is L1TEX's data stage: a global store's data crosses it
-too, one wavefront per 128-byte line (:meth:`SharedMemory.store_data`), so stores queue behind a conflicted
-load's wavefronts (the unpadded tiled transposes' ``drain`` on the H200). Counters:
-instructions and wavefronts per op (Nsight's ``smsp__sass_inst_executed_op_shared_*`` and
-``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank conflicts = wavefronts beyond one per phase
-that has an active lane, which for 32-bit accesses is wavefronts - instructions, as Nsight counts them).
+Life of an access: a warp's ``ld/st/atom.shared`` gives one byte offset per active lane. The bank arbitration
+(:func:`smsim.fast.banks.wavefronts`: the most distinct words any bank must serve, one word read by many lanes
+being a broadcast; 64-bit accesses in half-warp phases, 128-bit in quarter-warp phases; atomics also serialize
+lanes on one address; ptxas's ``ATOMS.POPC.INC``, every lane adding 1 to one address, adds the active lanes'
+count once and reaches here as one lane) says how many wavefronts it needs. The instruction waits in its
+sub-partition's MIO queue (at most ``mio_queue`` waiting: a full queue stalls the next shared instruction as
+``mio_throttle``) for the SM's one shared-memory pipe, which serves ``wavefronts_per_cycle``; a load's data is
+ready ``latency_cycles`` after its first wavefront starts, plus ``wavefront_latency_cycles`` per further
+wavefront (a conflicted access is slower for the warp than the pipe's throughput alone would say). The pipe is
+L1TEX's data stage: a global store's data crosses it too, one wavefront per 128-byte line
+(:meth:`SharedMemory.store_data`), so stores queue behind a conflicted load's wavefronts (the unpadded tiled
+transposes' ``drain`` on the H200). Counters: instructions and wavefronts per op (Nsight's
+``smsp__sass_inst_executed_op_shared_*`` and ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank
+conflicts = wavefronts beyond one per phase that has an active lane, which for 32-bit accesses is wavefronts -
+instructions, as Nsight counts them).
 Registered as ``shared.model = "banked"``.
 """
 from __future__ import annotations
