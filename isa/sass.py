@@ -493,8 +493,10 @@ class Replay:
     (a wide access ptxas merged from neighbouring PTX ones, :attr:`merged`, takes theirs too).
     A PTX memory execution that no SASS instruction took (a remainder iteration of an unrolled loop, say)
     is issued where the PTX executed it, as its first SASS instruction, so that every access the
-    functional run made is timed once. Parameter and constant loads (``ld.param``, ``ld.const``: operands
-    in the constant bank, no SASS of their own) become zero-slot lookups issued before their block's SASS.
+    functional run made is timed once, except a local-memory access of a PTX instruction no SASS stands
+    for (:attr:`in_registers`: ptxas kept that local array in registers, and the warp accesses no memory).
+    Parameter and constant loads (``ld.param``, ``ld.const``: operands in the constant bank, no SASS of
+    their own) become zero-slot lookups issued before their block's SASS.
     Stream items index :attr:`sass` (``0 .. len(sass)-1``) or, at ``len(sass) + pc``, stand for PTX
     instruction ``pc`` itself (a constant lookup, or a memory execution no SASS took)."""
 
@@ -517,6 +519,11 @@ class Replay:
                 first_mem.setdefault(s.ptx, i)
         #: PTX memory pc -> the SASS instruction that stands for it when issued alone (None: none maps)
         self.first_mem = first_mem
+        #: PTX local-memory pcs no SASS instruction stands for: ptxas kept that part of the local array in
+        #: registers (a small ``cuda.local.array`` indexed by values it can enumerate becomes predicated
+        #: moves), so the warp issues nothing for them and no local memory is accessed
+        self.in_registers = frozenset(j for j in range(n) if self.is_mem[j] and j not in first_mem
+                                      and space_of(body[j]) == "local")
         #: SASS index of a predicated ``EXIT`` that ptxas made of a conditional PTX branch -> that branch's pc:
         #: where the warp's branch was taken, the warp has exited there (nothing after it is issued)
         self.exit_branch = {i: s.ptx for i, s in enumerate(self.sass)
@@ -571,7 +578,7 @@ class Replay:
         n = len(pcs)
         is_mem, at_start, lookups, nsass = self.is_mem, self.at_start, self.lookups, self.nsass
         merged = self.merged
-        sass, first_mem, exit_branch = self.sass, self.first_mem, self.exit_branch
+        sass, first_mem, exit_branch, in_registers = self.sass, self.first_mem, self.exit_branch, self.in_registers
         positions: dict = {}
         next_same = [n] * n
         last: dict = {}
@@ -645,6 +652,8 @@ class Replay:
                                 return items, where            # taken by the whole warp: it exits here
             if is_mem[pc] and not taken[p]:
                 taken[p] = 1
+                if pc in in_registers:
+                    continue
                 i = first_mem.get(pc)
                 items.append(nsass + pc if i is None else i)
                 where.append(p)
