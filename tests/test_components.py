@@ -376,7 +376,7 @@ def test_l2_serves_sectors_other_sms_brought_as_hits_that_wait_for_their_fill():
     m = l2.metrics(1000.0)
     assert m["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] == 2
     assert m["smsim.l2.sectors_from_other_sms"] == 2
-    assert l2.read(_sectors(8), 200.0).tolist() == [200.5 + 20]          # now in this share: a plain hit
+    assert l2.read(_sectors(8), 200.0).tolist() == [200.5 + 20]          # there since 140: a hit's time
     l2.held_by_others(_sectors(24), 0.0)                                 # long there: an L2 hit's time
     assert l2.read(_sectors(24), 250.0).tolist() == [250.5 + 20]
     # one from another SM, one this SM must fetch: the request waits for the later (its own DRAM read:
@@ -387,6 +387,21 @@ def test_l2_serves_sectors_other_sms_brought_as_hits_that_wait_for_their_fill():
     # remembered as long as this share (4096 B: 128 sectors) would keep them: the oldest are forgotten
     l2.held_by_others(np.arange(1000, 1200), 400.0)
     assert len(l2.others) == 128 and 1071 not in l2.others and 1072 in l2.others
+
+
+def test_l2_sectors_other_sms_brought_take_none_of_this_shares_capacity():
+    """A vector every SM gathers from is in the device's L2 once: reading it through this SM's share must not
+    evict the share's own data (routine.spmv_csr read its matrix twice from DRAM when it did)."""
+    l2 = _l2()                                                            # 4096 B: 128 sectors
+    own = np.arange(0, 64)
+    l2.read(own, 0.0)                                                     # this SM's own data, half the share
+    l2.held_by_others(np.arange(4096, 4096 + 120), 0.0, np.ones(120, bool))
+    l2.read(np.arange(4096, 4096 + 120), 500.0)                          # read, all of it: hits, no DRAM
+    assert l2.dram.bytes_read == 64 * 32
+    assert l2.cache.contains(own).all()                                  # the own data is still there
+    again = l2.read(np.arange(4096, 4096 + 120), 900.0)                  # still remembered: hits again
+    assert l2.dram.bytes_read == 64 * 32 and again.max() < 900 + 100
+    assert l2.metrics(1000.0)["smsim.l2.sectors_from_other_sms"] == 240
 
 
 def test_l2_atomic_backlog_spreads_unseen_operations_evenly_and_concentrates_repeated_ones():

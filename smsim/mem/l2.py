@@ -28,7 +28,8 @@ neighbours, which other SMs run at about the same time, touch some of its sector
 sector two blocks of a misaligned copy share). :meth:`smsim.sm.SM.neighbours` runs them and hands those
 sectors over when the block starts (:meth:`held_by_others`); a miss of this SM's share on one is an L2 hit
 (``lts__t_sectors_srcunit_tex_op_read_lookup_hit``, ``smsim.l2.sectors_from_other_sms``) with no DRAM traffic
-of this SM's, its data there when the other SM's read is back (:meth:`smsim.mem.dram.Dram.fetched_by_others`).
+of this SM's, its data there when the other SM's read is back (:meth:`smsim.mem.dram.Dram.fetched_by_others`);
+it is not allocated in this SM's share, whose capacity is for this SM's own data (:meth:`_from_others`).
 With ``l2.sharing = "device"`` the rest of the grid too: :class:`DeviceL2` runs every block's sectors, in
 block order, through one cache of the device's usable capacity, and what it holds of a timed block's sectors
 when the block starts is handed over the same way (a gathered table, a histogram's bins, a matrix
@@ -129,6 +130,7 @@ class L2:
         sb = spec.sector_bytes
         self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
         self.others: dict = {}            # sectors other SMs brought into L2 (held_by_others), oldest first
+        self.landing: dict = {}           # of those this SM has read: the cycle their data is there
         self.others_limit = self.size_bytes // sb   # how many are remembered (the builder allows one share for
                                                     # each resident block when l2.sharing = "device" decides)
         self.sectors_from_others = 0      # read misses of this share served by them
@@ -172,39 +174,54 @@ class L2:
         already; where ``together`` is, another SM asks for it when this one does (a block running in step
         with this SM's), and it arrives as a read asked then would. They are remembered up to
         ``others_limit`` (as many as this SM's share holds; with ``"device"``, that for each resident block):
-        the oldest are forgotten first."""
+        the least recently used are forgotten first (one remembered already keeps the earlier of the two)."""
         others = self.others
-        if there is None and together is None:
-            for s in sectors.tolist():
-                others[s] = t
-        else:
-            old = there.tolist() if there is not None else [False] * len(sectors)
-            now = together.tolist() if together is not None else [False] * len(sectors)
-            for s, o, w in zip(sectors.tolist(), old, now):
-                others[s] = -np.inf if o else np.inf if w else t
+        old = there.tolist() if there is not None else [False] * len(sectors)
+        now = together.tolist() if together is not None else [False] * len(sectors)
+        for s, o, w in zip(sectors.tolist(), old, now):
+            a = -np.inf if o else np.inf if w else t
+            b = others.pop(s, a)          # remembered already: there, or asked for, no later than it was
+            others[s] = a if a < b else b
         over = len(others) - self.others_limit
         if over > 0:
             for s in list(islice(others, over)):
                 del others[s]
+                self.landing.pop(s, None)
 
     def _from_others(self, miss: np.ndarray, t: float, back: float, count: bool = True) -> tuple:
         """The sectors of ``miss`` that other SMs brought into L2 are hits there, though their data may still
         be on its way: another SM asked DRAM for them when its block started
         (:meth:`smsim.mem.dram.Dram.fetched_by_others`). ``(the rest, still to fetch; when the others'
-        arrive)``, decided at ``t``; no DRAM traffic of this SM's (``count``: read hits, as :meth:`_get`)."""
-        others = self.others
+        arrive)``, decided at ``t``; no DRAM traffic of this SM's (``count``: read hits, as :meth:`_get`).
+        They are not allocated in this SM's share: the device's L2 holds them once for all the SMs that read
+        them (a gathered vector, a table, a tile every block reads), outside the capacity this SM's own
+        data has, so they stay remembered (the most recently used, their data there when this read's is) and
+        take none of it. Allocated, a CSR matrix-vector product's 8 MB vector, gathered at random, evicted
+        the matrix's sectors from the share between the loop's iterations (``routine.spmv_csr``: 3x the
+        H200's DRAM reads; 1.2x now)."""
+        others, landing = self.others, self.landing
         there = np.fromiter((s in others for s in miss.tolist()), bool, len(miss))
         if not there.any():
             return miss, back
         got = miss[there]
-        asked = max(others.pop(s) for s in got.tolist())
+        gl = got.tolist()
         if count:
             self.sectors_read_hit += len(got)
         self.sectors_from_others += len(got)
-        if asked == np.inf:                # asked by a block in step with this one: as this read would be
-            asked = back
-        arrive = back if asked == -np.inf else max(back, self.dram.fetched_by_others(got, asked))
-        self._fill(got, arrive, t)
+        arrive = back
+        fresh = [s for s in gl if s not in landing]      # not read by this SM since they were handed over
+        if len(fresh) < len(gl):
+            arrive = max(arrive, max(landing[s] for s in gl if s in landing))
+        if fresh:
+            asked = max(others[s] for s in fresh)
+            if asked == np.inf:            # asked by a block in step with this one: as this read would be
+                asked = back
+            if asked != -np.inf:
+                arrive = max(arrive, self.dram.fetched_by_others(np.array(fresh, np.int64), asked))
+        for s in gl:                       # the most recently used now; their data there from ``arrive``
+            others[s] = others.pop(s)
+            if s not in landing:
+                landing[s] = arrive
         return miss[~there], arrive
 
     def _fetch(self, miss: np.ndarray, t: float) -> float:
