@@ -30,7 +30,7 @@ from .fast.cache import POLICIES as REPLACEMENTS
 #: tools are installed and PTX otherwise
 STREAMS = ("auto", "sass", "ptx")
 
-PIPES = ("fp32", "fp64", "int", "sfu", "branch", "barrier", "sync")
+PIPES = ("fp32", "fp64", "int", "imad", "imad_wide", "sfu", "branch", "barrier", "sync")
 
 
 class ConfigError(ValueError):
@@ -81,6 +81,8 @@ class PipesSpec:
     fp32: PipeSpec
     fp64: PipeSpec
     int: PipeSpec
+    imad: PipeSpec                    # SASS: IMAD and IMUL (the FMA pipe's heavy half)
+    imad_wide: PipeSpec               # SASS: IMAD.WIDE and IMAD.HI (a 64-bit product), on imad's pipe
     sfu: PipeSpec
     branch: PipeSpec
     barrier: PipeSpec

@@ -15,7 +15,11 @@ accesses. :func:`infos` gives each SASS instruction what the SM needs to issue i
   when the last of the results on it is back) (``long_scoreboard`` for global and
   local memory, ``short_scoreboard`` otherwise); one whose sources are read late (stores, shared memory)
   sets its read scoreboard for :data:`READ_SCOREBOARD_CYCLES`;
-* its pipe (:func:`isa.sass.pipe_of` -> ``pipes.*`` of the config) is busy for its issue interval;
+* its pipe (:func:`isa.sass.pipe_of` -> ``pipes.*`` of the config) is busy for its issue interval; integer
+  multiply-adds (``IMAD``, ``IMUL``, Nsight's FMA pipe) have a pipe of their own, ``pipes.imad``, the FMA
+  pipe's half that takes them (the FP32 instructions run at the full pipe's rate beside them), and one with
+  a 64-bit product (``.WIDE``, ``.HI``) holds it ``pipes.imad_wide``'s interval
+  (``benchmarks/pipe_mix_hw.py``);
 * kernel parameters are constant-bank operands (``c[0x0][0x210]`` on): the PTX ``ld.param`` that loaded
   them becomes a zero-slot constant-cache lookup (:class:`smsim.front_end`) that the instructions reading
   parameters or ``.const`` data wait on (register id ``nregs + 6``; a miss shows as ``imc_miss``); the
@@ -42,6 +46,9 @@ SCOREBOARDS = 6
 PIPE_UNIT = {"fma": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu", "branch": "branch", "uniform": "",
              "lsu": "", "mio": "", "other": ""}
 _SYNC = ("SHFL", "VOTE", "VOTEU", "MATCH", "REDUX")
+#: integer multiply-adds: ``pipes.imad`` (those with a modifier of IMAD_WIDE: ``pipes.imad_wide``'s interval)
+IMAD_OPS = ("IMAD", "IMUL")
+IMAD_WIDE = ("WIDE", "HI")
 
 
 class SassInfo:
@@ -56,7 +63,7 @@ class SassInfo:
     every lane adding 1 to one address), one operation however many lanes the PTX names."""
     __slots__ = ("op", "ins", "index", "ptx", "srcs", "dsts", "results", "unit", "latency", "cost", "space",
                  "nbytes", "mem", "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb",
-                 "latency_cycles", "sass", "float_add", "special", "resolve", "one_op")
+                 "latency_cycles", "sass", "float_add", "special", "resolve", "one_op", "spec")
 
     def __init__(self, index: int, sass: Any, line: int | None, ptx: int | None = None):
         self.op = self.ins = self
@@ -75,6 +82,8 @@ class SassInfo:
         self.special = False
         self.resolve = 0.0
         self.one_op = False
+        self.spec = ""                           # the pipe spec (``pipes.<spec>``) of its issue interval, if not
+                                                 # its unit's
 
     def text(self) -> str:
         s = self.sass
@@ -124,6 +133,10 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
             info.special, info.unit = True, "special"
         elif s.base == "S2R":                    # no pipe: its result a fixed time after issue
             info.unit = ""
+        elif s.base in IMAD_OPS:                 # the FMA pipe's half that multiplies integers
+            info.unit = "imad"
+            if any(m in IMAD_WIDE for m in s.opcode.split(".")[1:]):
+                info.spec = "imad_wide"
         if j is not None and s.base in sass_mod.MEMORY_OPS and ptx[j].mem:
             p = ptx[j]
             info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op

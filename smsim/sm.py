@@ -55,8 +55,8 @@ from .special import SpecialRegisters
 from .warp import BRANCH, IMC_MISS, LONG, R, SHORT, WAIT, Timeline, Warp
 
 _THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
-             "sfu": R["math_pipe_throttle"], "sync": R["mio_throttle"], "branch": R["dispatch_stall"],
-             "barrier": R["dispatch_stall"]}
+             "imad": R["math_pipe_throttle"], "sfu": R["math_pipe_throttle"], "sync": R["mio_throttle"],
+             "branch": R["dispatch_stall"], "barrier": R["dispatch_stall"]}
 _LG, _MIO = R["lg_throttle"], R["mio_throttle"]
 _LATENCY_REASON = {"fixed": WAIT, "short_scoreboard": SHORT, "long_scoreboard": LONG, "control": WAIT}
 #: Not hardware: how many lanes of consecutive pending blocks the functional interpreter runs together when
@@ -162,7 +162,7 @@ class SM:
         self._ptx_cost = [op.cost for op in launch.prog.ops]
         pipes = spec.pipes
         self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
-        self.execs = [self._exec(i, getattr(pipes, i.unit, None)) for i in self.infos]
+        self.execs = [self._exec(i, getattr(pipes, getattr(i, "spec", "") or i.unit, None)) for i in self.infos]
         self.branch_latency = pipes.branch.latency_cycles
 
     @staticmethod

@@ -337,3 +337,21 @@ def test_a_local_array_ptxas_kept_in_registers_issues_no_local_accesses():
     assert r.metrics["smsp__inst_executed.sum"] == pytest.approx(25088, rel=0.05)
     assert r.metrics["l1tex__t_requests_pipe_lsu_mem_local.sum"] == 0
 
+
+@needs_tools
+def test_integer_multiply_adds_issue_at_half_the_fp32_rate_as_on_the_h200():
+    """benchmarks/pipe_mix_hw.py's loops of 32 independent operations, 64 warps an SM: an IMAD takes its pipe
+    2 cycles a sub-partition (an IMAD.HI or IMAD.WIDE 4), beside the ALU and the FP32 instructions; smsim had
+    IMAD on its FP32 pipe, one a cycle (``imad`` 0.57 of the H200's cycles per instruction)."""
+    import json
+    import pathlib
+    import isa
+    data = json.loads((pathlib.Path(__file__).resolve().parent.parent / "docs" / "hardware" /
+                       "pipe_mix_hw.json").read_text())
+    mod = isa.parse(data["ptx"])
+    hw = {r["name"]: r["cycles_per_inst"] for r in data["rows"]}
+    for name in ("lop3", "imad", "imad_hi", "imad_wide", "ffma", "imad__lop3", "imad__iadd"):
+        out = np.zeros(data["blocks"] * data["threads"], np.uint32)
+        r = smsim.launch(mod[f"mix_{name}"], data["blocks"], data["threads"], (out, 48), config="h200", blocks=8,
+                         complete=False, overrides={"scheduler.stream": "sass"})
+        assert r.cycles * 4 / r.issued_instructions == pytest.approx(hw[name], rel=0.10), name
