@@ -122,6 +122,8 @@ class L1Spec:
     model: str = "sectored"           # a name in smsim.registry.L1_MODELS
     reduction_credits: int = 0        # reduction operations an SM has sent to L2 and L2 not yet performed (0: any)
     store_credits: int = 0            # store requests (a line each) an SM has sent to L2 not yet acknowledged (0: any)
+    merge_sectors: int = 0            # a warp's consecutive stores into the same sectors, each touching at most this
+    merge_lines: int = 0              # many sectors in at most this many lines, reach L2 as one write (0: never)
 
 
 @dataclass(frozen=True)
@@ -342,7 +344,7 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
-           "store_credits"}
+           "store_credits", "merge_sectors", "merge_lines"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

@@ -117,7 +117,7 @@ class L1Model(Component, Protocol):
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, words: np.ndarray | None = None, floating: bool = False,
-               whole: np.ndarray | None = None) -> float:
+               whole: np.ndarray | None = None, merged: bool = False) -> float:
         """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
         ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
@@ -125,7 +125,8 @@ class L1Model(Component, Protocol):
         (:func:`smsim.fast.coalesce.bytes_written`), else None) at ``t`` (an atomic's distinct ``words``, whether
         it is a ``floating`` add and its operations on ``whole`` sectors, :func:`smsim.fast.coalesce.whole_rounds`,
         go on to L2): the cycle its data is back (load, atomic) or L2 has it
-        (store)."""
+        (store; ``merged``: a store whose bytes an earlier store of its warp carried to L2 takes the tag
+        stage and nothing more)."""
         ...
 
 

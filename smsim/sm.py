@@ -17,7 +17,9 @@ warp's waiting cycles are attributed (:meth:`smsim.warp.Warp.account`); then its
 fixed-latency result is ready ``latency_cycles`` after the last issue slot and the pipe is busy
 ``issue_interval_cycles`` per slot; shared memory goes to :class:`~smsim.mem.shared.SharedMemory`;
 global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, their destination
-registers pending until the data returns; a special register's read (``S2R``, ``S2UR``) is back when
+registers pending until the data returns (a global store of at most ``l1.merge_sectors`` sectors in
+``l1.merge_lines`` lines carries to L2 the bytes of the warp's next stores into the same sectors, which follow
+it with no other access between, and those then take L1's tag stage only: :meth:`SM._merge_ahead`); a special register's read (``S2R``, ``S2UR``) is back when
 :class:`~smsim.special.SpecialRegisters` says; a branch holds the warp ``branch`` cycles; a barrier holds it
 until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it
 once its stores and reductions have left the SM (``drain``), while the kernel's end waits until L2 has
@@ -552,13 +554,17 @@ class SM:
         nlines = coalesce.lines_of(sectors, l1.line_bytes // l1.sector_bytes)
         self.stats.sectors[pc] += len(sectors)
         bypass = info.cache_op == "cg" or kind in ("atom", "red")
+        merged = kind == "st" and w.merged()
+        if kind == "st" and not merged and space == "global" and len(sectors) <= l1.merge_sectors \
+                and nlines <= l1.merge_lines:
+            a = self._merge_ahead(w, info, sectors, a)
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind in ("atom", "red") else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
         words = np.unique(a) if info.float_add else None     # only a float add's words matter to L2
         whole = coalesce.whole_rounds(a, info.nbytes, l1.sector_bytes) if kind in ("atom", "red") else None
         read = self.dram.bytes_read if self.dram is not None else 0
-        done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add, whole),
-                   shared_ready)
+        done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add, whole,
+                                  merged), shared_ready)
         if kind == "ld" and self.dram is not None and self.dram.bytes_read > read:
             w.dram_read_issued(t, done)
         if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM
@@ -576,6 +582,34 @@ class SM:
             w.memory_issued(done, False)
         if kind != "st":
             result(info.results, done, LONG)
+
+    def _merge_ahead(self, w: Warp, info: Any, sectors: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """A global store of ``w`` into ``sectors`` (at most ``l1.merge_sectors`` in ``l1.merge_lines`` lines),
+        at addresses ``a``: the warp's next memory instructions that store into the same sectors, as many as
+        follow one another (no other access, barrier or fence between), reach L2 with it, as one write
+        (``docs/hardware/store_merge_hw.md``: the H200 merges a warp's consecutive stores so, and not larger
+        ones). They are marked merged (:meth:`Warp.merge_store`); the addresses of all of them, whose bytes
+        its write carries."""
+        sb = self.spec.l1.sector_bytes
+        more = [a]
+        j = w.k
+        while True:
+            nxt = w.next_memory(j)
+            if nxt is None:
+                break
+            j, pos = nxt
+            other = self.infos[w.pcs[j]]
+            if other.mem != "st" or other.nbytes != info.nbytes:
+                break
+            parts = w.peek_parts(SPACE_NAMES, pos)
+            if not parts or any(space != "global" for space, _, _ in parts):
+                break
+            b = parts[0][1] if len(parts) == 1 else np.concatenate([x for _, x, _ in parts])
+            if not np.array_equal(coalesce.sectors(b, other.nbytes, sb), sectors):
+                break
+            w.merge_store(j)
+            more.append(b)
+        return a if len(more) == 1 else np.concatenate(more)
 
     def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp) -> np.ndarray:
         """Where an access sits in the caches: global as it is; local interleaved by lane (word ``k`` of

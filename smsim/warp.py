@@ -57,7 +57,7 @@ class Warp:
                  "blocked_reason",
                  "pipe_mark", "info", "infos",
                  "mem_done", "fence_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook",
-                 "chain", "chain_pending")
+                 "chain", "chain_pending", "merged_at")
     info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
 
     def __init__(self, trace: Any, block: Any, slot: int, sp: int, nregs: int, t: float, stalls: list,
@@ -83,6 +83,7 @@ class Warp:
         self.last_store = t         # when its last store has left the SM (drain)
         self.chain = 0              # DRAM round trips, one after another, done before its latest load issued
         self.chain_pending: list = []   # (done, chain) of its loads from DRAM in flight
+        self.merged_at: set | None = None   # stream indices of stores an earlier store carried to L2
         self.at_barrier = False
         self.done = False
         self.end = t
@@ -176,17 +177,46 @@ class Warp:
         """The memory parts of the current instruction (or of the PTX execution at ``pos`` of the trace):
         ``[(space, addresses, lanes)]``, one per state space it touched (none if no lane was active); the
         cursor moves past them."""
-        tr, blk, c, parts = self.trace, self.block.trace, self.cursor, []
-        mk, n, k = tr.mem_k, len(tr.mem_k), self.k
-        if pos is not None:
-            k = pos
-            c = bisect_left(mk, pos)
+        parts, self.cursor = self._parts(space_names, self.k if pos is None else pos, pos is None)
+        return parts
+
+    def peek_parts(self, space_names: Sequence[str], pos: int) -> list:
+        """:meth:`memory_parts` of the PTX execution at ``pos`` of the trace, the cursor left where it is."""
+        return self._parts(space_names, pos, False)[0]
+
+    def _parts(self, space_names: Sequence[str], k: int, at_cursor: bool) -> tuple:
+        tr, blk, parts = self.trace, self.block.trace, []
+        mk, n = tr.mem_k, len(tr.mem_k)
+        c = self.cursor if at_cursor else bisect_left(mk, k)
         while c < n and mk[c] == k:
             lo, hi = tr.mem_lo[c], tr.mem_hi[c]
             parts.append((space_names[tr.mem_space[c]], blk.addr[lo:hi], blk.lanes[lo:hi]))
             c += 1
-        self.cursor = c
-        return parts
+        return parts, c
+
+    def next_memory(self, after: int, limit: int = 256) -> tuple | None:
+        """``(stream index, trace position)`` of the warp's next global, local or shared memory instruction
+        after stream index ``after`` (constant and parameter lookups passed over), or None where a barrier or
+        a fence comes first, or none comes within ``limit`` instructions."""
+        infos, pcs, where = self.infos, self.pcs, self.where
+        for j in range(after + 1, min(len(pcs), after + 1 + limit)):
+            info = infos[pcs[j]]
+            if info.barrier or info.fence:
+                return None
+            if info.mem and info.space not in ("param", "const"):
+                pos = j if where is None else where[j]
+                return (j, pos) if pos >= 0 else None
+        return None
+
+    def merge_store(self, j: int) -> None:
+        """The store at stream index ``j`` reached L2 with an earlier store of this warp (:meth:`merged`)."""
+        if self.merged_at is None:
+            self.merged_at = set()
+        self.merged_at.add(j)
+
+    def merged(self) -> bool:
+        """Did the current instruction, a store, reach L2 with an earlier store of this warp?"""
+        return self.merged_at is not None and self.k in self.merged_at
 
     def advance(self) -> bool:
         """Move to the next instruction of the stream; False when there is none (the warp has exited)."""

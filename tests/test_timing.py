@@ -285,3 +285,39 @@ def test_an_in_place_update_is_timed_on_the_data_it_reads_first():
     s = case.setup("test")
     res = smsim.launch(case.load_kernel(), s.grid, s.block, s.args, config="h200", blocks="all", complete=False)
     assert res.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == pytest.approx(4079, rel=0.01)
+
+
+@cuda.jit
+def _pairs(out, n, v):
+    i = cuda.grid(1)
+    if i < n:
+        out[2 * i] = v          # the even words of 8 sectors (2 lines) a warp
+        out[2 * i + 1] = v      # then the odd ones: the same sectors, filled
+
+
+@cuda.jit
+def _strided_pairs(out, n, v):
+    i = cuda.grid(1)
+    if i < n:
+        out[8 * i] = v          # a word of 32 sectors (8 lines) a warp: too many to merge
+        out[8 * i + 1] = v
+
+
+def test_a_warps_consecutive_stores_into_the_same_few_sectors_reach_l2_as_one_whole_write():
+    """docs/hardware/store_merge_hw.md: on the H200 two stores of a warp that fill 8 sectors between them
+    reach L2 as one write of whole sectors (half the L1 store sectors, no partial write); stores of 32
+    sectors each do not merge. With l1.merge_sectors = 0 every store goes to L2 as it is."""
+    n = 4096
+    def run(kernel, words, **overrides):
+        out = np.zeros(words, np.float32)
+        r = smsim.launch(kernel, n // 256, 256, (out, n, np.float32(1.0)), config="h200", blocks="all",
+                         complete=False, overrides=overrides)
+        m = r.metrics
+        return (m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"], m["lts__t_sectors_srcunit_tex_op_write.sum"],
+                m["smsim.l2.partial_sector_writes"], r.cycles)
+    l1, l2, partial, merged_cycles = run(_pairs, 2 * n)
+    assert l1 == 2 * n // 4 and l2 == l1 // 2 and partial == 0
+    l1, l2, partial, cycles = run(_pairs, 2 * n, **{"l1.merge_sectors": 0})
+    assert l2 == l1 and partial == l1 and cycles > merged_cycles
+    l1, l2, partial, _ = run(_strided_pairs, 8 * n)
+    assert l1 == 2 * n and l2 == l1 and partial == l1

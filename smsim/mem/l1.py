@@ -11,7 +11,8 @@ merges with it; misses each need an MSHR (``mshrs`` outstanding sectors; none fr
 beside the tag stage for the earliest fills to return, its warp in ``long_scoreboard``, as the H200 counts
 a load's backlog) and go to L2, and the line is allocated
 with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. Stores write through to L2
-without allocating. A store leaves the SM once no more than ``store_credits`` of this SM's L2 write
+without allocating; a store the SM merged into an earlier one of its warp (``merged``: its bytes went to L2
+with that one, :meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. A store leaves the SM once no more than ``store_credits`` of this SM's L2 write
 requests (one a line a store touches) are in flight to L2 with its own (sent, and L2's acknowledgement of
 taking them not back): it waits for L2 to take earlier ones. A reduction (an atomic whose result nobody
 reads) likewise leaves once no more than ``reduction_credits`` operations of this SM's are in flight to L2
@@ -77,15 +78,19 @@ class L1:
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, words: np.ndarray | None = None, floating: bool = False,
-               whole: np.ndarray | None = None) -> float:
+               whole: np.ndarray | None = None, merged: bool = False) -> float:
         """Submit a request of ``kind`` ("ld", "st", "atom" or "red") at ``t`` (the caller checked
-        :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store)."""
+        :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store; ``merged``:
+        a store whose bytes an earlier one of its warp carried to L2, which takes the tag stage and no
+        more)."""
         spec = self.spec
         self._count(kind, space, len(sectors))
         start = t if t > self.tag_free else self.tag_free
         tend = start + max(1, -(-lines // spec.tag_lookups_per_cycle))
         self.tag_free = self.sent = tend
-        if kind == "st":
+        if merged:
+            done = tend
+        elif kind == "st":
             done = self._credited(self.stores, lines, tend, lambda at: self.l2.write(sectors, at, ops))
         elif kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
