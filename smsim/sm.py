@@ -18,12 +18,13 @@ fixed-latency result is ready ``latency_cycles`` after the last issue slot and t
 ``issue_interval_cycles`` per slot; shared memory goes to :class:`~smsim.mem.shared.SharedMemory`;
 global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, their destination
 registers pending until the data returns (a global store of at most ``l1.merge_sectors`` sectors in
-``l1.merge_lines`` lines carries to L2 the bytes of the warp's next stores into the same sectors, which follow
-it with no other access between, and those then take L1's tag stage only: :meth:`SM._merge_ahead`); a special register's read (``S2R``, ``S2UR``) is back when
-:class:`~smsim.special.SpecialRegisters` says; a branch holds the warp ``branch`` cycles; a barrier holds it
-until its block's other warps arrive; a fence until its memory operations are done; ``exit`` retires it
-once its stores and reductions have left the SM (``drain``), while the kernel's end waits until L2 has
-taken its stores (:attr:`SM.l2_done`) and performed its reductions (:attr:`SM.l2_red_done`).
+``l1.merge_lines`` lines carries to L2 the bytes of the warp's next stores into the same sectors that follow
+it at once, and those then take L1's tag stage only: :meth:`SM._merge_ahead`); a special register's read
+(``S2R``, ``S2UR``) is back when :class:`~smsim.special.SpecialRegisters` says; a branch holds the warp
+``branch`` cycles; a barrier holds it until its block's other warps arrive; a fence until its memory
+operations are done; ``exit`` retires it once its stores and reductions have left the SM (``drain``), while
+the kernel's end waits until L2 has taken its stores (:attr:`SM.l2_done`) and performed its reductions
+(:attr:`SM.l2_red_done`).
 With the SASS stream (``scheduler.stream``, :mod:`smsim.sass_stream`) a warp replays the SASS ptxas made of
 its PTX execution instead, and :meth:`SM._issue_sass` issues it by its control code: the warp's next issue
 waits its stall count and the scoreboards in its wait mask, and a branch's (a ``BSYNC``'s) resolution
@@ -586,10 +587,13 @@ class SM:
     def _merge_ahead(self, w: Warp, info: Any, sectors: np.ndarray, a: np.ndarray) -> np.ndarray:
         """A global store of ``w`` into ``sectors`` (at most ``l1.merge_sectors`` in ``l1.merge_lines`` lines),
         at addresses ``a``: the warp's next memory instructions that store into the same sectors, as many as
-        follow one another (no other access, barrier or fence between), reach L2 with it, as one write
-        (``docs/hardware/store_merge_hw.md``: the H200 merges a warp's consecutive stores so, and not larger
-        ones). They are marked merged (:meth:`Warp.merge_store`); the addresses of all of them, whose bytes
-        its write carries."""
+        follow one another at once (no other access, barrier or fence between, nor an instruction that waits
+        on a result: :meth:`Warp.next_memory`), reach L2 with it, as one write
+        (``docs/hardware/store_merge_hw.md``: the H200 merges a warp's back-to-back stores so, and not larger
+        ones; an array of structures' two field stores with a multiply-add waiting on a load between them,
+        ``coalescing.particles_aos4``, merge in part, 0.58 of the L1 store sectors at L2, and are left
+        unmerged). They are marked merged (:meth:`Warp.merge_store`); the addresses of all of them, whose
+        bytes its write carries."""
         sb = self.spec.l1.sector_bytes
         more = [a]
         j = w.k

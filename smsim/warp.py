@@ -196,16 +196,19 @@ class Warp:
 
     def next_memory(self, after: int, limit: int = 256) -> tuple | None:
         """``(stream index, trace position)`` of the warp's next global, local or shared memory instruction
-        after stream index ``after`` (constant and parameter lookups passed over), or None where a barrier or
-        a fence comes first, or none comes within ``limit`` instructions."""
+        after stream index ``after`` (constant and parameter lookups passed over), if it follows at once: None
+        where an instruction that waits on a result (a register or scoreboard it reads, so it may issue
+        any time later), a barrier or a fence comes first, or none comes within ``limit`` instructions."""
         infos, pcs, where = self.infos, self.pcs, self.where
         for j in range(after + 1, min(len(pcs), after + 1 + limit)):
             info = infos[pcs[j]]
-            if info.barrier or info.fence:
-                return None
-            if info.mem and info.space not in ("param", "const"):
+            if info.mem and info.space in ("param", "const"):
+                continue
+            if info.mem:
                 pos = j if where is None else where[j]
                 return (j, pos) if pos >= 0 else None
+            if info.barrier or info.fence or info.srcs:
+                return None
         return None
 
     def merge_store(self, j: int) -> None:

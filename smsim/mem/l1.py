@@ -12,8 +12,9 @@ beside the tag stage for the earliest fills to return, its warp in ``long_scoreb
 a load's backlog) and go to L2, and the line is allocated
 with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. Stores write through to L2
 without allocating; a store the SM merged into an earlier one of its warp (``merged``: its bytes went to L2
-with that one, :meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. A store leaves the SM once no more than ``store_credits`` of this SM's L2 write
-requests (one a line a store touches) are in flight to L2 with its own (sent, and L2's acknowledgement of
+with that one, :meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. A store leaves the
+SM once no more than ``store_credits`` of this SM's L2 write requests (one a line a store touches) are in
+flight to L2 with its own (sent, and L2's acknowledgement of
 taking them not back): it waits for L2 to take earlier ones. A reduction (an atomic whose result nobody
 reads) likewise leaves once no more than ``reduction_credits`` operations of this SM's are in flight to L2
 with it (until L2 performs them). Both wait beside the tag stage (which goes on with other requests),
