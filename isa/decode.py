@@ -201,7 +201,11 @@ class ExecContext:
             return
         rid = self.op.prog.reg_id(op.name)
         reg = self.st.regs[rid]
-        reg[lanes] = ptxtypes.to_bits(np.asarray(values), reg.dtype, ptxtypes.is_signed(ptype))
+        bits = ptxtypes.to_bits(np.asarray(values), reg.dtype, ptxtypes.is_signed(ptype))
+        if lanes.size == reg.size:              # every lane (``lanes`` ascend): no scatter
+            reg[...] = bits
+        else:
+            reg[lanes] = bits
         if self.full:
             self.st.written[rid] = True
         else:
@@ -220,12 +224,16 @@ class ExecContext:
         if isinstance(base, Reg):
             wide = self.op.prog.reg_dtype(self.op.prog.reg_id(base.name)).itemsize == 8
             bits = self.op.operand_fn(base, "u64" if wide else "u32", True)(self.st, self.active)
-            addr = bits[lanes].astype(np.uint64)
+            # a new array (never the register itself: the trace keeps the addresses); every lane: no gather
+            addr = bits.astype(np.uint64) if lanes.size == bits.size else bits[lanes].astype(np.uint64, copy=False)
         elif isinstance(base, Sym):
             addr = np.full(lanes.size, self.st.symbol_address(base.name, self.op.ins), np.uint64)
         else:
             addr = np.zeros(lanes.size, np.uint64)
-        return addr + np.uint64(op.offset & 0xFFFF_FFFF_FFFF_FFFF)
+        offset = op.offset & 0xFFFF_FFFF_FFFF_FFFF
+        if offset:
+            addr += np.uint64(offset)
+        return addr
 
     def access(self, space: str, addr: np.ndarray, lanes: np.ndarray, nbytes: int) -> np.ndarray:
         """Checked byte offsets into ``space``'s buffer; a bad address is a kernel error."""

@@ -188,7 +188,12 @@ class _Drop:
 
 def _runs_first(keys: np.ndarray) -> np.ndarray:
     """The first of each run of equal neighbours in ``keys`` (of sorted keys, each distinct one once)."""
-    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) > 1 else keys
+    if len(keys) < 2:
+        return keys
+    keep = np.empty(len(keys), bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
 
 
 def first_per_key(keys: np.ndarray, values: np.ndarray) -> tuple:
@@ -202,10 +207,13 @@ def first_per_key(keys: np.ndarray, values: np.ndarray) -> tuple:
 class _SectorSink:
     """A log's access list that keeps, of each global access, only the distinct (block slot, sector) keys,
     each with the first global access (counted from 0 in the batch's order of execution) that touched it."""
-    __slots__ = ("lpb", "sector_bytes", "keys", "firsts", "n", "k")
+    __slots__ = ("lpb", "sector_bytes", "keys", "firsts", "n", "k", "lpb_shift", "sector_shift")
 
     def __init__(self, lpb: int, sector_bytes: int):
         self.lpb, self.sector_bytes = lpb, sector_bytes
+        # division by a power of two as a shift (-1: not one)
+        self.lpb_shift = lpb.bit_length() - 1 if lpb & (lpb - 1) == 0 else -1
+        self.sector_shift = np.uint64(sector_bytes.bit_length() - 1) if sector_bytes & (sector_bytes - 1) == 0 else -1
         self.keys: list = []
         self.firsts: list = []
         self.n = 0
@@ -215,8 +223,9 @@ class _SectorSink:
         _, space, addr, lanes = record
         if space != "global" or not len(addr):
             return
-        key = (lanes.astype(np.int64) // self.lpb << _SLOT_SHIFT) \
-            | (addr // np.uint64(self.sector_bytes)).astype(np.int64)
+        slot = lanes >> self.lpb_shift if self.lpb_shift >= 0 else lanes // self.lpb
+        sector = addr >> self.sector_shift if self.sector_shift >= 0 else addr // np.uint64(self.sector_bytes)
+        key = (slot.astype(np.int64, copy=False) << _SLOT_SHIFT) | sector.astype(np.int64)
         key = _runs_first(key)                  # neighbouring lanes mostly share a sector
         self.keys.append(key)
         self.firsts.append(np.full(len(key), self.k, np.int64))
