@@ -188,6 +188,31 @@ class Warp:
         self.cursor = c
         return parts
 
+    def issued_sass(self, t: float, slots: int, stall: float, resolve: float, read_sb: int | None, read_at: float,
+                    results: Sequence[int], ready: float) -> bool:
+        """A SASS instruction of ``slots`` issue slots that is neither memory, barrier nor ``S2UR`` issued at
+        ``t``: as :meth:`hold_fetch` for its control code's ``stall`` (and a branch's ``resolve``, if any;
+        nothing for a zero-slot lookup), :meth:`results_by` for its read scoreboard (``read_sb``, clear at
+        ``read_at``) and for its ``results`` (at ``ready``), then :meth:`advance`, in one call."""
+        if slots:
+            if resolve:
+                self.fetch_at, self.fetch_reason, self.fetch_wait = t + stall + resolve, BRANCH, t + stall
+            else:
+                self.fetch_at, self.fetch_reason, self.fetch_wait = t + stall, WAIT, 0.0
+        rr, why = self.reg_ready, self.reg_reason
+        if read_sb is not None and read_at >= rr[read_sb]:
+            rr[read_sb], why[read_sb] = read_at, SHORT
+        for r in results:
+            if ready >= rr[r]:
+                rr[r], why[r] = ready, SHORT
+        self.k += 1
+        if self.k < len(self.pcs):
+            self.info = self.infos[self.pcs[self.k]]
+            self.refresh()
+            return True
+        self.info = None
+        return False
+
     def advance(self) -> bool:
         """Move to the next instruction of the stream; False when there is none (the warp has exited)."""
         self.k += 1
