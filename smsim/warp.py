@@ -15,8 +15,9 @@ After ``exit`` a warp whose stores have not left the SM yet stays resident as ``
 
 A warp's state has one writer: its own methods. The SM tells it what an issued instruction did
 (:meth:`Warp.results_at`, :meth:`Warp.hold_fetch`, :meth:`Warp.memory_issued`, :meth:`Warp.dram_read_issued`,
-:meth:`Warp.advance`), the scheduler that its pipe or queue was busy (:meth:`Warp.block_on`), its block that
-it waits at or is released from a barrier (:meth:`Warp.wait_at_barrier`, :meth:`Warp.release_barrier`).
+:meth:`Warp.advance`; :meth:`Warp.issued_sass` all at once for a plain SASS instruction), the scheduler that
+its pipe or queue was busy (:meth:`Warp.block_on`), its block that it waits at or is released from a barrier
+(:meth:`Warp.wait_at_barrier`, :meth:`Warp.release_barrier`).
 
 Recording (``smsim.launch(..., timeline=True)``): the SM gives each warp a ``hook``, a :class:`Timeline`,
 which :meth:`Warp.account` and :meth:`Warp.retire` hand each piece of the split, as an interval of cycles in
