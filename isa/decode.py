@@ -9,9 +9,12 @@ the batch and the active lanes. It offers :meth:`ExecContext.src` / :meth:`ExecC
 by position, :meth:`ExecContext.addresses` for an address operand, :meth:`ExecContext.access` to turn
 addresses into checked buffer offsets, and :meth:`ExecContext.fail` for a kernel error. Registers hold
 raw bits (:mod:`isa.ptxtypes`); every write records which lanes have been written so a read of a
-never-written register is an error rather than garbage. A module ``.global`` variable's address belongs
-to the launch (:attr:`isa.engine.Batch.global_addresses`), so it is read from the batch, never stored
-on the Op.
+never-written register is an error rather than garbage. The commonest integer instructions (``add``,
+``shl``, ``setp``, ``selp``, ``mov`` ... on registers of their own width) also get a one-pass form
+(:attr:`Op.fast`, made by :func:`_fast_alu`) that computes straight into the destination register the
+bits their semantics would give, without the per-operand conversions. A module ``.global`` variable's
+address belongs to the launch (:attr:`isa.engine.Batch.global_addresses`), so it is read from the batch,
+never stored on the Op.
 """
 from __future__ import annotations
 
@@ -82,6 +85,7 @@ class Op:
         if ins.guard is not None:
             self.guard = (prog.reg_id(ins.guard.name), ins.guard.neg, ins.guard.name)
         self.readers = self.writers = ()
+        self.fast: Callable | None = None     # the one-pass form of a common ALU instruction (_fast_alu)
         self._access = {}       # (operand, ptype, reader?) -> reader/writer, for mem and sync semantics
         if self.kind == "alu":
             self._decode_alu()
@@ -98,8 +102,12 @@ class Op:
         self.writers = tuple(self.writer(op, t) for op, t in zip(dsts, dst_t))
         self.single = len(self.writers) == 1
         self.sem = self.fam.semantics
+        self.fast = _fast_alu(self, ins, dsts, srcs)
 
     def run_alu(self, st: Any, active: np.ndarray, full: bool) -> None:
+        if self.fast is not None:
+            self.fast(st, active, full)
+            return
         vals = [r(st, active) for r in self.readers]
         res = self.sem(self.ins, *vals)
         if self.single:
@@ -201,7 +209,11 @@ class ExecContext:
             return
         rid = self.op.prog.reg_id(op.name)
         reg = self.st.regs[rid]
-        reg[lanes] = ptxtypes.to_bits(np.asarray(values), reg.dtype, ptxtypes.is_signed(ptype))
+        bits = ptxtypes.to_bits(np.asarray(values), reg.dtype, ptxtypes.is_signed(ptype))
+        if lanes.size == reg.size:              # every lane (``lanes`` ascend): no scatter
+            reg[...] = bits
+        else:
+            reg[lanes] = bits
         if self.full:
             self.st.written[rid] = True
         else:
@@ -220,12 +232,16 @@ class ExecContext:
         if isinstance(base, Reg):
             wide = self.op.prog.reg_dtype(self.op.prog.reg_id(base.name)).itemsize == 8
             bits = self.op.operand_fn(base, "u64" if wide else "u32", True)(self.st, self.active)
-            addr = bits[lanes].astype(np.uint64)
+            # a new array (never the register itself: the trace keeps the addresses); every lane: no gather
+            addr = bits.astype(np.uint64) if lanes.size == bits.size else bits[lanes].astype(np.uint64, copy=False)
         elif isinstance(base, Sym):
             addr = np.full(lanes.size, self.st.symbol_address(base.name, self.op.ins), np.uint64)
         else:
             addr = np.zeros(lanes.size, np.uint64)
-        return addr + np.uint64(op.offset & 0xFFFF_FFFF_FFFF_FFFF)
+        offset = op.offset & 0xFFFF_FFFF_FFFF_FFFF
+        if offset:
+            addr += np.uint64(offset)
+        return addr
 
     def access(self, space: str, addr: np.ndarray, lanes: np.ndarray, nbytes: int) -> np.ndarray:
         """Checked byte offsets into ``space``'s buffer; a bad address is a kernel error."""
@@ -239,3 +255,145 @@ class ExecContext:
     def fail(self, message: str, lanes: np.ndarray) -> Exception:
         """A kernel error naming ``lanes`` (absolute lane indices)."""
         return self.st.error(message, lanes, self.op)
+
+
+# ---------------------------------------------------------------- one-pass forms of common ALU instructions
+_INT = ("u16", "u32", "u64", "s16", "s32", "s64", "b16", "b32", "b64")
+_WRAP = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or,
+         "xor": np.bitwise_xor}
+_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+        "ge": np.greater_equal, "lo": np.less, "ls": np.less_equal, "hi": np.greater, "hs": np.greater_equal}
+
+
+def _fast_alu(op: Op, ins: Instruction, dsts: list, srcs: list) -> Callable | None:
+    """The one-pass form of ``op`` (``fn(st, active, full)``), or None: integer ``add sub mul.lo and or xor``
+    (wrapping: computed on the registers' unsigned bits, which two's complement makes the same bits; logic
+    also on ``.pred``),
+    ``shl``/``shr`` by an immediate below the width, ``setp`` of one integer comparison, ``selp`` and ``mov``
+    (bits selected or copied), with registers of the instruction's width (so reading one is a view, as
+    :func:`isa.ptxtypes.as_type` gives) and immediates. The result goes straight into the destination
+    register (every lane when ``full``, else the active ones), as the family's semantics and
+    :meth:`Op.writer` would write it; a source never written is the same error."""
+    name, t, mods = ins.opcode, ins.type, ins.mods
+    if len(dsts) != 1 or not isinstance(dsts[0], Reg) or dsts[0].name == "_" or dsts[0].neg \
+            or is_special(dsts[0].name):
+        return None
+    if name in _WRAP:
+        logic = name in ("and", "or", "xor")
+        ok = (t in _INT or (logic and t == "pred")) and (mods == (t,) or (name == "mul" and mods == ("lo", t))) \
+            and (not logic or t[0] == "b" or t == "pred")
+        if not ok:
+            return None
+        src_t, dst_t = (t, t), t
+    elif name in ("shl", "shr"):
+        if t not in _INT or mods != (t,) or len(srcs) != 2 or not isinstance(srcs[1], Imm):
+            return None
+        amount = int(imm_value(srcs[1], "u32"))
+        if amount >= 8 * ptxtypes.size(t):
+            return None
+        src_t, dst_t = (t,), t
+        srcs = srcs[:1]
+    elif name == "setp":
+        if t not in _INT or len(mods) != 2 or mods[1] != t or mods[0] not in _CMP or len(srcs) != 2:
+            return None
+        src_t, dst_t = (t, t), "pred"
+    elif name == "selp":
+        if t not in _INT or mods != (t,):
+            return None
+        src_t, dst_t = (t, t, "pred"), t
+    elif name == "mov":
+        if t not in _INT + ("f32", "f64", "pred") or mods != (t,) or len(srcs) != 1:
+            return None
+        src_t, dst_t = (t,), t
+    else:
+        return None
+    prog = op.prog
+    rd = prog.reg_id(dsts[0].name)
+    if prog.reg_dtype(rd) != ptxtypes.storage_dtype(dst_t):
+        return None
+    # each source: (register id or None, its name, the immediate's bits)
+    reads = []
+    nreg = 0
+    for o, st_t in zip(srcs, src_t):
+        storage = ptxtypes.storage_dtype(st_t)
+        if isinstance(o, Imm):
+            reads.append((None, None, ptxtypes.to_bits(np.asarray(imm_value(o, st_t)), storage)[()]))
+        elif isinstance(o, Reg) and o.name != "_" and not is_special(o.name) and (not o.neg or st_t == "pred"):
+            rid = prog.reg_id(o.name)
+            if prog.reg_dtype(rid) != storage:
+                return None
+            reads.append((rid, o.name, o.neg))
+            nreg += 1
+        else:
+            return None
+    if not nreg and name != "mov":
+        return None
+    signed = t[0] == "s"
+    sview = ptxtypes.DTYPES[t]                  # a comparison's or an arithmetic shift's typed view
+
+    def read(st: Any, active: np.ndarray) -> list:
+        vals = []
+        for rid, rname, x in reads:
+            if rid is None:
+                vals.append(x)
+                continue
+            if st.written[rid] is not True:
+                st.check_written(rid, active, rname, op)
+            v = st.regs[rid]
+            vals.append(~v if x else v)
+        return vals
+
+    def store(st: Any, active: np.ndarray, full: bool, value: Any) -> None:
+        reg = st.regs[rd]
+        if full:
+            reg[...] = value
+            st.written[rd] = True
+        else:
+            np.copyto(reg, value, where=active)
+            st.mark_written(rd, active)
+
+    if name in _WRAP:
+        fn = _WRAP[name]
+
+        def run(st: Any, active: np.ndarray, full: bool) -> None:
+            a, b = read(st, active)
+            if full:
+                fn(a, b, out=st.regs[rd])
+                st.written[rd] = True
+            else:
+                store(st, active, False, fn(a, b))
+    elif name in ("shl", "shr"):
+        k = amount
+        arith = name == "shr" and signed
+
+        def run(st: Any, active: np.ndarray, full: bool) -> None:
+            a, = read(st, active)
+            if name == "shl":
+                store(st, active, full, a << a.dtype.type(k))
+            elif arith:
+                store(st, active, full, (a.view(sview) >> sview.type(k)).view(a.dtype))
+            else:
+                store(st, active, full, a >> a.dtype.type(k))
+    elif name == "setp":
+        cmp = _CMP[mods[0]]
+        views = [(rid, rname, x if rid is not None else np.asarray(x).view(sview)[()]) for rid, rname, x in reads]
+        reads[:] = views
+
+        def run(st: Any, active: np.ndarray, full: bool) -> None:
+            a, b = read(st, active)
+            a = a.view(sview) if isinstance(a, np.ndarray) else a
+            b = b.view(sview) if isinstance(b, np.ndarray) else b
+            if full:
+                cmp(a, b, out=st.regs[rd])
+                st.written[rd] = True
+            else:
+                store(st, active, False, cmp(a, b))
+    elif name == "selp":
+        def run(st: Any, active: np.ndarray, full: bool) -> None:
+            a, b, c = read(st, active)
+            store(st, active, full, np.where(c, a, b))
+    else:
+        def run(st: Any, active: np.ndarray, full: bool) -> None:
+            a, = read(st, active)
+            store(st, active, full, a)
+    return run

@@ -14,6 +14,8 @@ addresses offsets in the thread's local memory; generic addresses put them in wi
 """
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import numpy as np
 
 from .layout import align_up
@@ -51,6 +53,7 @@ class GlobalMemory:
         self.buf = np.zeros(max(off, 8), np.uint8)
         self.starts = np.array(starts, np.uint64)
         self.ends = np.array([s + n for s, n in zip(starts, sizes)], np.uint64)
+        self.start_list, self.end_list = self.starts.tolist(), self.ends.tolist()
 
     def address(self, k: int) -> int:
         """Device address of allocation ``k``."""
@@ -79,6 +82,13 @@ class GlobalMemory:
     def offsets(self, addr: np.ndarray, nbytes: int) -> np.ndarray:
         """Byte offsets of global addresses ``addr``; :class:`Fault` for any outside an allocation."""
         off = addr - np.uint64(GLOBAL_BASE)   # wraps for addresses below the base: caught below
+        if off.size:
+            # mostly the accesses of an instruction fall in one allocation: if the lowest and the highest do,
+            # all do (an address below the base wraps to the highest offset, and fails this)
+            lo, hi = int(off.min()), int(off.max())
+            k0 = bisect_right(self.start_list, lo) - 1
+            if k0 >= 0 and hi + nbytes <= self.end_list[k0]:
+                return off.astype(np.int64)
         k = np.searchsorted(self.starts, off, side="right").astype(np.int64) - 1
         ok = (k >= 0) & (addr >= GLOBAL_BASE)
         kk = np.maximum(k, 0)
@@ -112,7 +122,10 @@ class Spaces:
     def locate(self, space: str, addr: np.ndarray, lanes: np.ndarray, nbytes: int) -> np.ndarray:
         """Byte offsets into :meth:`buffer` of ``space`` for ``addr`` (uint64, one per lane in ``lanes``)."""
         if addr.size and nbytes > 1:
-            bad = (addr % np.uint64(nbytes)) != 0
+            if nbytes & (nbytes - 1):
+                bad = (addr % np.uint64(nbytes)) != 0
+            else:                                        # a power of two: the low bits (faster than %)
+                bad = (addr & np.uint64(nbytes - 1)) != 0
             if bad.any():
                 raise Fault(f"misaligned {space} access ({nbytes}-byte access needs {nbytes}-byte alignment)",
                             np.flatnonzero(bad))

@@ -124,9 +124,9 @@ def trace_blocks(launch: Any, blocks: list) -> list:
     per_block = batch.lpb // 32
     pcs = np.fromiter((p for p, _ in steps), np.int32, len(steps))
     executing = np.stack([w for _, w in steps]) if steps else np.zeros((0, nwarps), bool)
-    # Every recorded access, lane by lane, sorted by warp, then by the order they were made (a record's
-    # lanes ascend and records are in execution order, so a stable sort by warp keeps both); a part is a
-    # run of one record within one warp.
+    # Every recorded access, lane by lane, sorted by warp, then by the order they were made; a part is a
+    # run of one record within one warp. A record's lanes ascend, so its accesses of one warp are such a run
+    # already: the parts are sorted (stably, by warp: records are in execution order), not the accesses.
     sizes = np.fromiter((a.size for _, _, a, _ in acc), np.int64, len(acc))
     rec_step = np.fromiter((st for st, _, _, _ in acc), np.int64, len(acc)) - 1
     rec_space = np.fromiter((_SPACE_CODE[sp] for _, sp, _, _ in acc), np.int8, len(acc))
@@ -135,19 +135,22 @@ def trace_blocks(launch: Any, blocks: list) -> list:
     lane = np.concatenate([ln for _, _, _, ln in acc]).astype(np.int32) if n else np.zeros(0, np.int32)
     acc.clear()
     rec = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
-    # (a stable sort of 16-bit keys is a radix sort: a few times faster than of 32-bit ones)
-    order = np.argsort((lane >> 5).astype(np.int16 if nwarps < 1 << 15 else np.int32), kind="stable")
-    addr, lane, rec = addr[order], lane[order], rec[order]
-    del order
     warp = lane >> 5
-    cut = np.flatnonzero((warp[1:] != warp[:-1]) | (rec[1:] != rec[:-1])) + 1
-    lo, hi = np.r_[0, cut].astype(np.int64), np.r_[cut, n].astype(np.int64)
-    if not n:
-        lo = hi = np.zeros(0, np.int64)
-    part_warp = warp[lo]
-    part_step = rec_step[rec[lo]]
-    part_space = rec_space[rec[lo]]
+    start = np.flatnonzero(np.r_[True, (warp[1:] != warp[:-1]) | (rec[1:] != rec[:-1])]) if n else \
+        np.zeros(0, np.int64)
+    length = np.diff(np.r_[start, n])
+    part_warp, part_rec = warp[start], rec[start]
     del rec, warp
+    # (a stable sort of 16-bit keys is a radix sort: a few times faster than of 32-bit ones)
+    order = np.argsort(part_warp.astype(np.int16 if nwarps < 1 << 15 else np.int32), kind="stable")
+    start, length, part_warp, part_rec = start[order], length[order], part_warp[order], part_rec[order]
+    hi = np.cumsum(length, dtype=np.int64)
+    lo = hi - length
+    at = np.repeat(start - lo, length) + np.arange(n)      # sorted access i is access at[i] as made
+    addr, lane = addr[at], lane[at]
+    del at, order
+    part_step = rec_step[part_rec]
+    part_space = rec_space[part_rec]
     lanes = (lane % 32).astype(np.uint8)
     traces = []
     # where each block's accesses and each warp's parts start (searched with values of the arrays' own
@@ -188,7 +191,12 @@ class _Drop:
 
 def _runs_first(keys: np.ndarray) -> np.ndarray:
     """The first of each run of equal neighbours in ``keys`` (of sorted keys, each distinct one once)."""
-    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) > 1 else keys
+    if len(keys) < 2:
+        return keys
+    keep = np.empty(len(keys), bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
 
 
 def first_per_key(keys: np.ndarray, values: np.ndarray) -> tuple:
@@ -202,10 +210,13 @@ def first_per_key(keys: np.ndarray, values: np.ndarray) -> tuple:
 class _SectorSink:
     """A log's access list that keeps, of each global access, only the distinct (block slot, sector) keys,
     each with the first global access (counted from 0 in the batch's order of execution) that touched it."""
-    __slots__ = ("lpb", "sector_bytes", "keys", "firsts", "n", "k")
+    __slots__ = ("lpb", "sector_bytes", "keys", "firsts", "n", "k", "lpb_shift", "sector_shift")
 
     def __init__(self, lpb: int, sector_bytes: int):
         self.lpb, self.sector_bytes = lpb, sector_bytes
+        # division by a power of two as a shift (-1: not one)
+        self.lpb_shift = lpb.bit_length() - 1 if lpb & (lpb - 1) == 0 else -1
+        self.sector_shift = np.uint64(sector_bytes.bit_length() - 1) if sector_bytes & (sector_bytes - 1) == 0 else -1
         self.keys: list = []
         self.firsts: list = []
         self.n = 0
@@ -215,8 +226,9 @@ class _SectorSink:
         _, space, addr, lanes = record
         if space != "global" or not len(addr):
             return
-        key = (lanes.astype(np.int64) // self.lpb << _SLOT_SHIFT) \
-            | (addr // np.uint64(self.sector_bytes)).astype(np.int64)
+        slot = lanes >> self.lpb_shift if self.lpb_shift >= 0 else lanes // self.lpb
+        sector = addr >> self.sector_shift if self.sector_shift >= 0 else addr // np.uint64(self.sector_bytes)
+        key = (slot.astype(np.int64, copy=False) << _SLOT_SHIFT) | sector.astype(np.int64)
         key = _runs_first(key)                  # neighbouring lanes mostly share a sector
         self.keys.append(key)
         self.firsts.append(np.full(len(key), self.k, np.int64))

@@ -167,6 +167,12 @@ class SM:
         self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
         self.execs = [self._exec(i, getattr(pipes, getattr(i, "spec", "") or i.unit, None)) for i in self.infos]
         self.branch_latency = pipes.branch.latency_cycles
+        #: with ``replay``, per SASS instruction that is neither memory, barrier nor ``S2UR`` (else None): what
+        #: :meth:`_issue_sass` does with it, ``(issue slots, stall, resolve, read scoreboard, results, result
+        #: latency, pipe, its issue interval)``
+        self.plain = [None if i.mem or i.barrier or i.special else
+                      (i.cost, i.stall, i.resolve, i.read_sb, i.results, i.latency_cycles, i.unit, e[0])
+                      for i, e in zip(self.infos, self.execs)] if replay is not None else []
 
     @staticmethod
     def _exec(info, pipe) -> tuple:
@@ -469,8 +475,19 @@ class SM:
         """Issue ``w``'s next SASS instruction (:mod:`smsim.sass_stream`) at ``t``; the issue slots it takes
         (0 for a constant-bank lookup)."""
         info = w.info
-        slots = info.cost
         pc = info.index
+        plain = self.plain[pc]
+        if plain is not None:                  # the one call to the warp for all the issue does
+            slots, stall, resolve, read_sb, results, latency, unit, interval = plain
+            w.account(t, slots, pc)
+            self.stats.inst[pc] += 1
+            if interval:
+                sub.book(unit, t, interval)
+            if not w.issued_sass(t, slots, stall, resolve, read_sb, t + READ_SCOREBOARD_CYCLES, results,
+                                 t + latency):
+                self._exit(w, t + (slots if slots > 1 else 1), pc)
+            return slots
+        slots = info.cost
         w.account(t, slots, pc)
         self.stats.inst[pc] += 1
         if slots:

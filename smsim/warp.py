@@ -15,8 +15,9 @@ After ``exit`` a warp whose stores have not left the SM yet stays resident as ``
 
 A warp's state has one writer: its own methods. The SM tells it what an issued instruction did
 (:meth:`Warp.results_at`, :meth:`Warp.hold_fetch`, :meth:`Warp.memory_issued`, :meth:`Warp.dram_read_issued`,
-:meth:`Warp.advance`), the scheduler that its pipe or queue was busy (:meth:`Warp.block_on`), its block that
-it waits at or is released from a barrier (:meth:`Warp.wait_at_barrier`, :meth:`Warp.release_barrier`).
+:meth:`Warp.advance`; :meth:`Warp.issued_sass` all at once for a plain SASS instruction), the scheduler that
+its pipe or queue was busy (:meth:`Warp.block_on`), its block that it waits at or is released from a barrier
+(:meth:`Warp.wait_at_barrier`, :meth:`Warp.release_barrier`).
 
 Recording (``smsim.launch(..., timeline=True)``): the SM gives each warp a ``hook``, a :class:`Timeline`,
 which :meth:`Warp.account` and :meth:`Warp.retire` hand each piece of the split, as an interval of cycles in
@@ -220,6 +221,31 @@ class Warp:
     def merged(self) -> bool:
         """Did the current instruction, a store, reach L2 with an earlier store of this warp?"""
         return self.merged_at is not None and self.k in self.merged_at
+
+    def issued_sass(self, t: float, slots: int, stall: float, resolve: float, read_sb: int | None, read_at: float,
+                    results: Sequence[int], ready: float) -> bool:
+        """A SASS instruction of ``slots`` issue slots that is neither memory, barrier nor ``S2UR`` issued at
+        ``t``: as :meth:`hold_fetch` for its control code's ``stall`` (and a branch's ``resolve``, if any;
+        nothing for a zero-slot lookup), :meth:`results_by` for its read scoreboard (``read_sb``, clear at
+        ``read_at``) and for its ``results`` (at ``ready``), then :meth:`advance`, in one call."""
+        if slots:
+            if resolve:
+                self.fetch_at, self.fetch_reason, self.fetch_wait = t + stall + resolve, BRANCH, t + stall
+            else:
+                self.fetch_at, self.fetch_reason, self.fetch_wait = t + stall, WAIT, 0.0
+        rr, why = self.reg_ready, self.reg_reason
+        if read_sb is not None and read_at >= rr[read_sb]:
+            rr[read_sb], why[read_sb] = read_at, SHORT
+        for r in results:
+            if ready >= rr[r]:
+                rr[r], why[r] = ready, SHORT
+        self.k += 1
+        if self.k < len(self.pcs):
+            self.info = self.infos[self.pcs[self.k]]
+            self.refresh()
+            return True
+        self.info = None
+        return False
 
     def advance(self) -> bool:
         """Move to the next instruction of the stream; False when there is none (the warp has exited)."""

@@ -24,6 +24,8 @@ _CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile", "relax
               "L2::128B", "L2::256B", "L1::evict_normal", "L1::evict_first", "L1::evict_unchanged")
 _MEM_TYPES = ("b8", "u8", "s8", "b16", "u16", "s16", "f16", "b32", "u32", "s32", "f32", "b64", "u64", "s64",
               "f64")
+#: log2 of an element's bytes: a byte offset (never negative) >> it is the element's index
+_SHIFT = {1: 0, 2: 1, 4: 2, 8: 3}
 _ATOM_OPS = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor")
 
 
@@ -76,11 +78,18 @@ def _ld(ins, ctx) -> None:
     w = dt.itemsize
     lanes = ctx.lanes()
     addr = ctx.addresses(1, lanes)
-    out = [np.empty(lanes.size, dt) for _ in range(nv)]
-    for buf, pos, off in _offsets(ctx, space_of(ins), addr, lanes, w * nv, "ld"):
-        view, idx = buf.view(dt), off // w
-        for k in range(nv):
-            out[k][pos] = view[idx + k]
+    parts = list(_offsets(ctx, space_of(ins), addr, lanes, w * nv, "ld"))
+    shift = _SHIFT[w]
+    if len(parts) == 1 and isinstance(parts[0][1], slice):     # one state space: gathered as they are
+        buf, _, off = parts[0]
+        view, idx = buf.view(dt), off >> shift
+        out = [view[idx + k] if k else view[idx] for k in range(nv)]
+    else:
+        out = [np.empty(lanes.size, dt) for _ in range(nv)]
+        for buf, pos, off in parts:
+            view, idx = buf.view(dt), off >> shift
+            for k in range(nv):
+                out[k][pos] = view[idx + k]
     ctx.dst(0, out if nv > 1 else out[0], t, lanes)
 
 
@@ -93,8 +102,9 @@ def _st(ins, ctx) -> None:
     vals = [v if np.ndim(v) else np.full(ctx.active.size, v) for v in ctx.src_items(1, t)]
     if space_of(ins) in ("param", "const"):
         raise ctx.fail(f"cannot store to .{space_of(ins)} space", lanes)
+    shift = _SHIFT[w]
     for buf, pos, off in _offsets(ctx, space_of(ins), addr, lanes, w * nv, "st"):
-        view, idx = buf.view(dt), off // w
+        view, idx = buf.view(dt), off >> shift
         for k in range(nv):
             view[idx + k] = vals[k][lanes[pos]]
 
