@@ -30,6 +30,15 @@ def numba_cuda() -> tuple:
     return cuda, np
 
 
+def jit_source(source: str, label: str, name: str = "k") -> Any:
+    """The numba kernel ``name`` that the Python ``source`` defines (with ``cuda`` and ``np`` in scope),
+    compiled under ``label`` (what tracebacks and numba name it by)."""
+    cuda, np = numba_cuda()
+    scope: dict = {"cuda": cuda, "np": np}
+    exec(compile(source, label, "exec"), scope)
+    return cuda.jit(scope[name])
+
+
 def special(reg: str, bits: int) -> Any:
     """A numba intrinsic reading the special register ``reg`` (``clock64``, ``smid``, ``globaltimer``...) as a
     volatile ``mov``, so it is never hoisted or merged."""

@@ -69,10 +69,7 @@ def k(out, n, v):
 
 
 def _kernel(pattern: str) -> object:
-    cuda, np = hw_probe.numba_cuda()
-    scope: dict = {"cuda": cuda, "np": np}
-    exec(compile(kernel_source(pattern), f"<partial_writes {pattern}>", "exec"), scope)
-    return cuda.jit(scope["k"])
+    return hw_probe.jit_source(kernel_source(pattern), f"<partial_writes {pattern}>", "k")
 
 
 def once() -> None:

@@ -107,10 +107,7 @@ def k(a0, a1, a2, out, n, v, two):
 
 
 def _kernel(mix: str, ilp: int, persistent: bool) -> object:
-    cuda, np = hw_probe.numba_cuda()
-    scope: dict = {"cuda": cuda, "np": np}
-    exec(compile(kernel_source(mix, ilp, persistent), f"<rw_mix {mix} ilp{ilp}>", "exec"), scope)
-    return cuda.jit(scope["k"])
+    return hw_probe.jit_source(kernel_source(mix, ilp, persistent), f"<rw_mix {mix} ilp{ilp}>")
 
 
 def _cases() -> list:

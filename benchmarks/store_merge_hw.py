@@ -71,10 +71,7 @@ def kern(out, n, v):
 
 
 def _kernel(case: tuple) -> object:
-    cuda, np = hw_probe.numba_cuda()
-    scope: dict = {"cuda": cuda, "np": np}
-    exec(compile(kernel_source(*case), f"<store_merge {name(*case)}>", "exec"), scope)
-    return cuda.jit(scope["kern"])
+    return hw_probe.jit_source(kernel_source(*case), f"<store_merge {name(*case)}>", "kern")
 
 
 def once() -> None:

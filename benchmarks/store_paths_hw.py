@@ -92,10 +92,7 @@ def shared_bytes(warps: int) -> int:
 
 
 def _kernel(pattern: str) -> object:
-    cuda, np = hw_probe.numba_cuda()
-    scope: dict = {"cuda": cuda, "np": np}
-    exec(compile(kernel_source(pattern), f"<store_paths {pattern}>", "exec"), scope)
-    return cuda.jit(scope["k"])
+    return hw_probe.jit_source(kernel_source(pattern), f"<store_paths {pattern}>", "k")
 
 
 def once() -> None:

@@ -239,13 +239,7 @@ class Warp:
         for r in results:
             if ready >= rr[r]:
                 rr[r], why[r] = ready, SHORT
-        self.k += 1
-        if self.k < len(self.pcs):
-            self.info = self.infos[self.pcs[self.k]]
-            self.refresh()
-            return True
-        self.info = None
-        return False
+        return self.advance()
 
     def advance(self) -> bool:
         """Move to the next instruction of the stream; False when there is none (the warp has exited)."""
