@@ -493,8 +493,8 @@ class Replay:
     (a wide access ptxas merged from neighbouring PTX ones, :attr:`merged`, takes theirs too).
     A PTX memory execution that no SASS instruction took (a remainder iteration of an unrolled loop, say)
     is issued where the PTX executed it, as its first SASS instruction, so that every access the
-    functional run made is timed once, except a local-memory access of a PTX instruction no SASS stands
-    for (:attr:`in_registers`: ptxas kept that local array in registers, and the warp accesses no memory).
+    functional run made is timed once, except a local-memory access where the SASS has none
+    (:attr:`in_registers`: ptxas kept the local arrays in registers, and the warp accesses no memory).
     Parameter and constant loads (``ld.param``, ``ld.const``: operands in the constant bank, no SASS of
     their own) become zero-slot lookups issued before their block's SASS.
     Stream items index :attr:`sass` (``0 .. len(sass)-1``) or, at ``len(sass) + pc``, stand for PTX
@@ -519,11 +519,14 @@ class Replay:
                 first_mem.setdefault(s.ptx, i)
         #: PTX memory pc -> the SASS instruction that stands for it when issued alone (None: none maps)
         self.first_mem = first_mem
-        #: PTX local-memory pcs no SASS instruction stands for: ptxas kept that part of the local array in
-        #: registers (a small ``cuda.local.array`` indexed by values it can enumerate becomes predicated
-        #: moves), so the warp issues nothing for them and no local memory is accessed
-        self.in_registers = frozenset(j for j in range(n) if self.is_mem[j] and j not in first_mem
-                                      and space_of(body[j]) == "local")
+        #: PTX local-memory pcs, where the SASS has no local access at all (no ``LDL``/``STL``): ptxas kept the
+        #: local arrays in registers (a small ``cuda.local.array`` indexed by values it can enumerate becomes
+        #: predicated moves), so the warp issues nothing for them and no local memory is accessed. Where the
+        #: SASS does access local memory, a PTX access no SASS took is issued as any other (a spill ptxas
+        #: merged differently is still timed)
+        local_sass = any(s.base in ("LDL", "STL") for s in self.sass)
+        self.in_registers = frozenset() if local_sass else frozenset(
+            j for j in range(n) if self.is_mem[j] and j not in first_mem and space_of(body[j]) == "local")
         #: SASS index of a predicated ``EXIT`` that ptxas made of a conditional PTX branch -> that branch's pc:
         #: where the warp's branch was taken, the warp has exited there (nothing after it is issued)
         self.exit_branch = {i: s.ptx for i, s in enumerate(self.sass)
