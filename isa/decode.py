@@ -156,14 +156,7 @@ class Op:
         dtype = self.prog.reg_dtype(rid)
 
         def write(st, values, active, full):
-            bits = ptxtypes.to_bits(np.asarray(values), dtype, signed)
-            reg = st.regs[rid]
-            if full:
-                reg[...] = bits
-                st.written[rid] = True
-            else:
-                np.copyto(reg, bits, where=active)
-                st.mark_written(rid, active)
+            _put(st, rid, ptxtypes.to_bits(np.asarray(values), dtype, signed), active, full)
         return write
 
     # -- operand access by position, for :class:`ExecContext`
@@ -257,6 +250,18 @@ class ExecContext:
         return self.st.error(message, lanes, self.op)
 
 
+def _put(st: Any, rid: int, bits: Any, active: np.ndarray, full: bool) -> None:
+    """Store ``bits`` (the register's storage type) into register ``rid``: every lane when ``full`` (the
+    register then written whole), else the ``active`` ones."""
+    reg = st.regs[rid]
+    if full:
+        reg[...] = bits
+        st.written[rid] = True
+    else:
+        np.copyto(reg, bits, where=active)
+        st.mark_written(rid, active)
+
+
 # ---------------------------------------------------------------- one-pass forms of common ALU instructions
 _INT = ("u16", "u32", "u64", "s16", "s32", "s64", "b16", "b32", "b64")
 _WRAP = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or,
@@ -343,15 +348,6 @@ def _fast_alu(op: Op, ins: Instruction, dsts: list, srcs: list) -> Callable | No
             vals.append(~v if x else v)
         return vals
 
-    def store(st: Any, active: np.ndarray, full: bool, value: Any) -> None:
-        reg = st.regs[rd]
-        if full:
-            reg[...] = value
-            st.written[rd] = True
-        else:
-            np.copyto(reg, value, where=active)
-            st.mark_written(rd, active)
-
     if name in _WRAP:
         fn = _WRAP[name]
 
@@ -361,7 +357,7 @@ def _fast_alu(op: Op, ins: Instruction, dsts: list, srcs: list) -> Callable | No
                 fn(a, b, out=st.regs[rd])
                 st.written[rd] = True
             else:
-                store(st, active, False, fn(a, b))
+                _put(st, rd, fn(a, b), active, False)
     elif name in ("shl", "shr"):
         k = amount
         arith = name == "shr" and signed
@@ -369,11 +365,11 @@ def _fast_alu(op: Op, ins: Instruction, dsts: list, srcs: list) -> Callable | No
         def run(st: Any, active: np.ndarray, full: bool) -> None:
             a, = read(st, active)
             if name == "shl":
-                store(st, active, full, a << a.dtype.type(k))
+                _put(st, rd, a << a.dtype.type(k), active, full)
             elif arith:
-                store(st, active, full, (a.view(sview) >> sview.type(k)).view(a.dtype))
+                _put(st, rd, (a.view(sview) >> sview.type(k)).view(a.dtype), active, full)
             else:
-                store(st, active, full, a >> a.dtype.type(k))
+                _put(st, rd, a >> a.dtype.type(k), active, full)
     elif name == "setp":
         cmp = _CMP[mods[0]]
         views = [(rid, rname, x if rid is not None else np.asarray(x).view(sview)[()]) for rid, rname, x in reads]
@@ -387,13 +383,13 @@ def _fast_alu(op: Op, ins: Instruction, dsts: list, srcs: list) -> Callable | No
                 cmp(a, b, out=st.regs[rd])
                 st.written[rd] = True
             else:
-                store(st, active, False, cmp(a, b))
+                _put(st, rd, cmp(a, b), active, False)
     elif name == "selp":
         def run(st: Any, active: np.ndarray, full: bool) -> None:
             a, b, c = read(st, active)
-            store(st, active, full, np.where(c, a, b))
+            _put(st, rd, np.where(c, a, b), active, full)
     else:
         def run(st: Any, active: np.ndarray, full: bool) -> None:
             a, = read(st, active)
-            store(st, active, full, a)
+            _put(st, rd, a, active, full)
     return run
