@@ -46,10 +46,16 @@ OPS = {
     "ffma": ("f", "fma.rn.f32 {d}, {d}, 0f3F7FF000, {a};"),               # FFMA
     "fmul": ("f", "mul.rn.f32 {d}, {d}, {a};"),                           # FMUL
     "dfma": ("d", "fma.rn.f64 {d}, {d}, 0d3FEFFE0000000000, {a};"),       # DFMA
+    # 64-bit integer forms, as index arithmetic has them (second call)
+    "add64": ("w", "add.u64 {d}, {d}, {a};"),                             # IADD3, IMAD.X
+    "shr64": ("w", "shr.s64 {d}, {d}, 1; add.u64 {d}, {d}, {a};"),       # SHF.R.S64, SHF.R.S32.HI, IADD3, IMAD.X
+    "lea64": ("w", "shl.b64 %wt, {a}, 2; add.u64 {d}, {d}, %wt;"),        # LEA, LEA.HI.X
+    "sel64": ("w", "setp.lt.u64 %p9, {d}, {a}; selp.b64 {d}, {a}, {d}, %p9;"),   # 2 ISETP (.EX), 2 SEL
+    "isetp": ("r", "setp.lt.u32 %p9, {d}, {a}; selp.b32 {d}, {a}, 7, %p9;"),     # ISETP, SEL
 }
 #: two kinds alternating, operation by operation
 MIXES = (("imad", "iadd"), ("ffma", "iadd"), ("imad_wide", "iadd"), ("ffma", "imad"), ("imad", "lop3"),
-         ("imad_wide", "ffma"))
+         ("imad_wide", "ffma"), ("add64", "imad"), ("isetp", "imad"))
 METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__inst_executed.sum",
            "smsp__issue_active.avg.pct_of_peak_sustained_active")
 SECTIONS = ("WarpStateStats", "SchedulerStats", "InstructionStats", "ComputeWorkloadAnalysis")
@@ -98,6 +104,7 @@ def kernel_ptx(name: str) -> str:
     .reg .b32 %x<2>;
     .reg .b64 %w<10>;
     .reg .b64 %rd<4>;
+    .reg .b64 %wt;
     .reg .f32 %f<10>;
     .reg .f64 %d<10>;
     mov.u32 %r23, %tid.x;
