@@ -14,7 +14,8 @@ issue rate of each kind on its own and in pairs, with 64 warps an SM and plenty 
 Each kernel ``mix_<name>(out, iters)`` (:func:`ptx`, one PTX module, assembled by the driver) runs, per
 thread, 8 chains of values through a loop of ``iters`` iterations whose body is 4 rounds of 8 operations,
 one per chain, each reading its chain and the next (``r_k = op(r_k, r_{k+1})``): the kinds of :data:`OPS`
-alone, or two alternating (:data:`MIXES`). Launched with 1056 blocks of 256 threads (8 an SM, 64 warps)
+alone, or two alternating (:data:`MIXES`); or the same 32 operations on 1, 2 or 4 chains, each reading the
+result of the one that many before it (:data:`DEPENDENT`). Launched with 1056 blocks of 256 threads (8 an SM, 64 warps)
 under ``ncu --clock-control none`` with the WarpStateStats, SchedulerStats, InstructionStats and
 ComputeWorkloadAnalysis sections: SM cycles, instructions, issue activity, stall reasons and each pipe's
 use. Cycles per warp-instruction per sub-partition = SM cycles x 4 / (instructions / 132).
@@ -56,6 +57,11 @@ OPS = {
 #: two kinds alternating, operation by operation
 MIXES = (("imad", "iadd"), ("ffma", "iadd"), ("imad_wide", "iadd"), ("ffma", "imad"), ("imad", "lop3"),
          ("imad_wide", "ffma"), ("add64", "imad"), ("isetp", "imad"))
+#: dependent chains (third call): ``dep<n>_<kinds>``, the same operations on ``n`` chains a thread, each
+#: operation reading the result of the one ``n`` before it (a pipe's result feeding the same or the other pipe)
+DEPENDENT = ("dep1_lop3", "dep2_lop3", "dep4_lop3", "dep1_imad", "dep2_imad", "dep1_lop3__imad",
+             "dep2_lop3__imad", "dep4_lop3__imad", "dep1_imad_hi__lop3", "dep2_imad_hi__lop3", "dep1_ffma",
+             "dep1_ffma__lop3", "dep2_ffma__lop3")
 METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__inst_executed.sum",
            "smsp__issue_active.avg.pct_of_peak_sustained_active")
 SECTIONS = ("WarpStateStats", "SchedulerStats", "InstructionStats", "ComputeWorkloadAnalysis")
@@ -63,23 +69,29 @@ SECTIONS = ("WarpStateStats", "SchedulerStats", "InstructionStats", "ComputeWork
 
 def names() -> list:
     """Every kernel's name, in launch order."""
-    return list(OPS) + [f"{a}__{b}" for a, b in MIXES]
+    return list(OPS) + [f"{a}__{b}" for a, b in MIXES] + list(DEPENDENT)
 
 
 def _kinds(name: str) -> list:
-    return name.split("__")
+    return name.partition("dep")[2].partition("_")[2].split("__") if name.startswith("dep") else name.split("__")
+
+
+def _chains(name: str) -> int:
+    """How many chains the loop's operations write: ``CHAINS``, or ``n`` for a ``dep<n>_`` kernel (its other
+    chains are read, never written: each operation depends on the one ``n`` before it)."""
+    return int(name[3:].partition("_")[0]) if name.startswith("dep") else CHAINS
 
 
 def _body(name: str) -> list:
-    """The loop body's PTX lines: ``ROUNDS`` rounds of one operation per chain."""
-    kinds = _kinds(name)
-    lines, n = [], 0
-    for _ in range(ROUNDS):
-        for k in range(CHAINS):
-            kind = kinds[n % len(kinds)]
-            cls, text = OPS[kind]
-            lines.append(text.format(d=f"%{cls}{k}", a=f"%{cls}{(k + 1) % CHAINS}"))
-            n += 1
+    """The loop body's PTX lines: ``ROUNDS`` rounds of one operation per chain (``ROUNDS * CHAINS`` operations
+    over ``_chains(name)`` chains)."""
+    kinds, chains = _kinds(name), _chains(name)
+    lines = []
+    for n in range(ROUNDS * CHAINS):
+        k = n % chains
+        kind = kinds[n % len(kinds)]
+        cls, text = OPS[kind]
+        lines.append(text.format(d=f"%{cls}{k}", a=f"%{cls}{(k + 1) % CHAINS}"))
     return lines
 
 
