@@ -53,6 +53,8 @@ OPS = {
     "lea64": ("w", "shl.b64 %wt, {a}, 2; add.u64 {d}, {d}, %wt;"),        # LEA, LEA.HI.X
     "sel64": ("w", "setp.lt.u64 %p9, {d}, {a}; selp.b64 {d}, {a}, {d}, %p9;"),   # 2 ISETP (.EX), 2 SEL
     "isetp": ("r", "setp.lt.u32 %p9, {d}, {a}; selp.b32 {d}, {a}, 7, %p9;"),     # ISETP, SEL
+    # a 64-bit product both of whose halves the ALU reads at once (fourth call)
+    "imadw": ("r", "mul.wide.u32 %wt, {a}, 0x9e3779b1; mov.b64 {{%x0, %x1}}, %wt; xor.b32 {d}, %x0, %x1;"),
 }
 #: two kinds alternating, operation by operation
 MIXES = (("imad", "iadd"), ("ffma", "iadd"), ("imad_wide", "iadd"), ("ffma", "imad"), ("imad", "lop3"),
@@ -61,7 +63,10 @@ MIXES = (("imad", "iadd"), ("ffma", "iadd"), ("imad_wide", "iadd"), ("ffma", "im
 #: operation reading the result of the one ``n`` before it (a pipe's result feeding the same or the other pipe)
 DEPENDENT = ("dep1_lop3", "dep2_lop3", "dep4_lop3", "dep1_imad", "dep2_imad", "dep1_lop3__imad",
              "dep2_lop3__imad", "dep4_lop3__imad", "dep1_imad_hi__lop3", "dep2_imad_hi__lop3", "dep1_ffma",
-             "dep1_ffma__lop3", "dep2_ffma__lop3")
+             "dep1_ffma__lop3", "dep2_ffma__lop3",
+             # fourth call: how far apart, which reader, .WIDE against .HI
+             "dep4_imad_hi__lop3", "dep8_imad_hi__lop3", "dep2_imad_hi__imad", "dep8_imadw",
+             "dep2_imad_hi__shf", "dep2_imad_hi__lop3__lop3__lop3")
 METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__inst_executed.sum",
            "smsp__issue_active.avg.pct_of_peak_sustained_active")
 SECTIONS = ("WarpStateStats", "SchedulerStats", "InstructionStats", "ComputeWorkloadAnalysis")
