@@ -338,11 +338,9 @@ def test_a_local_array_ptxas_kept_in_registers_issues_no_local_accesses():
     assert r.metrics["l1tex__t_requests_pipe_lsu_mem_local.sum"] == 0
 
 
-@needs_tools
-def test_integer_multiply_adds_issue_at_half_the_fp32_rate_as_on_the_h200():
-    """benchmarks/pipe_mix_hw.py's loops of 32 independent operations, 64 warps an SM: an IMAD takes its pipe
-    2 cycles a sub-partition (an IMAD.HI or IMAD.WIDE 4), beside the ALU and the FP32 instructions; smsim had
-    IMAD on its FP32 pipe, one a cycle (``imad`` 0.57 of the H200's cycles per instruction)."""
+def _pipe_mix(names: tuple) -> dict:
+    """benchmarks/pipe_mix_hw.py's loops ``names``: per loop, (smsim's cycles per warp-instruction per
+    sub-partition, the H200's) from docs/hardware/pipe_mix_hw.json (h200, SASS stream, 8 blocks an SM)."""
     import json
     import pathlib
     import isa
@@ -350,11 +348,23 @@ def test_integer_multiply_adds_issue_at_half_the_fp32_rate_as_on_the_h200():
                        "pipe_mix_hw.json").read_text())
     mod = isa.parse(data["ptx"])
     hw = {r["name"]: r["cycles_per_inst"] for r in data["rows"]}
-    for name in ("lop3", "imad", "imad_hi", "imad_wide", "ffma", "imad__lop3", "imad__iadd"):
-        out = np.zeros(data["blocks"] * data["threads"], np.uint32)
-        r = smsim.launch(mod[f"mix_{name}"], data["blocks"], data["threads"], (out, 48), config="h200", blocks=8,
+    out = {}
+    for name in names:
+        buf = np.zeros(data["blocks"] * data["threads"], np.uint32)
+        r = smsim.launch(mod[f"mix_{name}"], data["blocks"], data["threads"], (buf, 48), config="h200", blocks=8,
                          complete=False, overrides={"scheduler.stream": "sass"})
-        assert r.cycles * 4 / r.issued_instructions == pytest.approx(hw[name], rel=0.10), name
+        out[name] = (r.cycles * 4 / r.issued_instructions, hw[name])
+    return out
+
+
+@needs_tools
+def test_integer_multiply_adds_issue_at_half_the_fp32_rate_as_on_the_h200():
+    """benchmarks/pipe_mix_hw.py's loops of 32 independent operations, 64 warps an SM: an IMAD takes its pipe
+    2 cycles a sub-partition (an IMAD.HI or IMAD.WIDE 4), beside the ALU and the FP32 instructions; smsim had
+    IMAD on its FP32 pipe, one a cycle (``imad`` 0.57 of the H200's cycles per instruction)."""
+    got = _pipe_mix(("lop3", "imad", "imad_hi", "imad_wide", "ffma", "imad__lop3", "imad__iadd"))
+    for name, (sim, hw) in got.items():
+        assert sim == pytest.approx(hw, rel=0.10), name
 
 
 @needs_tools
@@ -362,18 +372,8 @@ def test_64_bit_index_arithmetic_issues_at_the_alus_rate_as_on_the_h200():
     """pipe_mix_hw.py's second call: the 64-bit forms of index arithmetic (``SHF.R.S64``, ``LEA.HI.X``, the
     ``IADD3``/``IMAD.X`` carry pair, ``ISETP .EX`` with ``SEL``) issue at their pipes' rates on the H200
     (ALU 2 cycles, the carry's ``IMAD.X`` on the FMA pipe beside it); smsim within 10% of each."""
-    import json
-    import pathlib
-    import isa
-    data = json.loads((pathlib.Path(__file__).resolve().parent.parent / "docs" / "hardware" /
-                       "pipe_mix_hw.json").read_text())
-    mod = isa.parse(data["ptx"])
-    hw = {r["name"]: r["cycles_per_inst"] for r in data["rows"]}
-    for name in ("add64", "shr64", "lea64", "sel64", "isetp__imad"):
-        out = np.zeros(data["blocks"] * data["threads"], np.uint32)
-        r = smsim.launch(mod[f"mix_{name}"], data["blocks"], data["threads"], (out, 48), config="h200", blocks=8,
-                         complete=False, overrides={"scheduler.stream": "sass"})
-        assert r.cycles * 4 / r.issued_instructions == pytest.approx(hw[name], rel=0.10), name
+    for name, (sim, hw) in _pipe_mix(("add64", "shr64", "lea64", "sel64", "isetp__imad")).items():
+        assert sim == pytest.approx(hw, rel=0.10), name
 
 
 @needs_tools
@@ -381,15 +381,5 @@ def test_dependent_chains_issue_as_fast_as_independent_ones_as_on_the_h200():
     """pipe_mix_hw.py's third call: at 64 warps an SM, one chain of dependent operations issues as fast as
     eight, through one pipe or alternating the ALU with the FMA pipe (an IMAD's or an FFMA's result read by a
     LOP3 one instruction later): smsim within 10% of the H200 on each."""
-    import json
-    import pathlib
-    import isa
-    data = json.loads((pathlib.Path(__file__).resolve().parent.parent / "docs" / "hardware" /
-                       "pipe_mix_hw.json").read_text())
-    mod = isa.parse(data["ptx"])
-    hw = {r["name"]: r["cycles_per_inst"] for r in data["rows"]}
-    for name in ("dep1_lop3", "dep1_imad", "dep1_lop3__imad", "dep1_ffma__lop3"):
-        out = np.zeros(data["blocks"] * data["threads"], np.uint32)
-        r = smsim.launch(mod[f"mix_{name}"], data["blocks"], data["threads"], (out, 48), config="h200", blocks=8,
-                         complete=False, overrides={"scheduler.stream": "sass"})
-        assert r.cycles * 4 / r.issued_instructions == pytest.approx(hw[name], rel=0.10), name
+    for name, (sim, hw) in _pipe_mix(("dep1_lop3", "dep1_imad", "dep1_lop3__imad", "dep1_ffma__lop3")).items():
+        assert sim == pytest.approx(hw, rel=0.10), name
