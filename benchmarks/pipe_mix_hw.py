@@ -14,9 +14,9 @@ issue rate of each kind on its own and in pairs, with 64 warps an SM and plenty 
 Each kernel ``mix_<name>(out, iters)`` (:func:`ptx`, one PTX module, assembled by the driver) runs, per
 thread, 8 chains of values through a loop of ``iters`` iterations whose body is 4 rounds of 8 operations,
 one per chain, each reading its chain and the next (``r_k = op(r_k, r_{k+1})``): the kinds of :data:`OPS`
-alone, or two alternating (:data:`MIXES`); or the same 32 operations on 1, 2 or 4 chains, each reading the
-result of the one that many before it (:data:`DEPENDENT`). Launched with 1056 blocks of 256 threads (8 an SM, 64 warps)
-under ``ncu --clock-control none`` with the WarpStateStats, SchedulerStats, InstructionStats and
+alone, or two alternating (:data:`MIXES`); or the same 32 operations on 1, 2, 4 or 8 chains, each reading
+the result of the one that many before it (:data:`DEPENDENT`). Launched with 1056 blocks of 256 threads (8 an
+SM, 64 warps) under ``ncu --clock-control none`` with the WarpStateStats, SchedulerStats, InstructionStats and
 ComputeWorkloadAnalysis sections: SM cycles, instructions, issue activity, stall reasons and each pipe's
 use. Cycles per warp-instruction per sub-partition = SM cycles x 4 / (instructions / 132).
 """
