@@ -68,6 +68,9 @@ class SchedulerSpec:
     stream: str = "ptx"               # what the schedulers issue: "sass", "ptx" or "auto" (STREAMS)
     branch_resolve_cycles: float = 0.0  # SASS: a branch holds its warp this long past its control code's stall
     reconverge_cycles: float = 0.0    # SASS: ... a BSYNC (reconvergence) this long
+    wide_dispatch_cycles: float = 1.0  # SASS: an IMAD.WIDE (a 64-bit integer product) holds its sub-partition's
+                                       # dispatch this long (no other warp issues meanwhile)
+    hi_dispatch_cycles: float = 1.0    # SASS: ... an IMAD.HI (the product's high half) this long
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ policy for the order in which to consider its resident warps (:mod:`smsim.polici
 (:attr:`Warp.ready_at`) and whose pipe or queue has room (its sub-partition's pipes, or the SM's memory
 queues, :meth:`smsim.sm.SM.mem_blocked`; a warp held up there is noted as throttled,
 :meth:`smsim.warp.Warp.block_on`). Issuing takes as many cycles as the instruction's issue slots (0 for
-``ld.param`` and ``cvta``, 2-3 for 64-bit integer arithmetic); then the scheduler looks again. A
+``ld.param`` and ``cvta``, 2-3 for 64-bit integer arithmetic in the PTX stream), or, for a SASS 64-bit
+integer product, as long as it holds the sub-partition's dispatch (:meth:`SubPartition.hold`: the other
+warps wait as ``dispatch_stall``); then the scheduler looks again. A
 scheduler that finds nothing to issue remembers the earliest cycle one of its warps could
 (:attr:`SubPartition.idle_until`: every ready time is known in advance, memory results included) and is
 not asked again before then unless the clock is poked (a barrier release, a new block). The clock steps
@@ -18,7 +20,7 @@ import math
 from typing import Any
 
 from .contracts import SchedulerPolicy
-from .warp import INF, Warp
+from .warp import DISPATCH, INF, Warp
 
 
 class SubPartition:
@@ -40,6 +42,14 @@ class SubPartition:
         waiting on it are throttled, :meth:`Warp.account`)."""
         self.pipe_free[unit] = t + interval * span
         self.pipe_held[unit] = self.pipe_held.get(unit, 0.0) + (interval - 1) * span
+
+    def hold(self, issuer: Warp, t: float, cycles: float) -> None:
+        """``issuer``'s instruction, issued at ``t``, holds this sub-partition's dispatch ``cycles``: no
+        other warp issues before ``t + cycles``, and those that could are ``dispatch_stall`` meanwhile."""
+        until = t + cycles
+        for w in self.warps:
+            if w is not issuer:
+                w.block_on(until, DISPATCH)
 
     def add(self, warp: Warp) -> None:
         """A warp becomes resident here (the clock looks again)."""

@@ -40,7 +40,7 @@ REASONS = ("selected", "not_selected", "long_scoreboard", "short_scoreboard", "w
 R = {name: i for i, name in enumerate(REASONS)}
 SELECTED, NOT_SELECTED, LONG, SHORT, WAIT, BARRIER = 0, 1, 2, 3, 4, 5
 BRANCH, DRAIN, MEMBAR = R["branch_resolving"], R["drain"], R["membar"]
-NO_INSTRUCTION, IMC_MISS = R["no_instruction"], R["imc_miss"]
+NO_INSTRUCTION, IMC_MISS, DISPATCH = R["no_instruction"], R["imc_miss"], R["dispatch_stall"]
 INF = math.inf
 
 
