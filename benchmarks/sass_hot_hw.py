@@ -24,12 +24,17 @@ import argparse
 import csv
 import io
 import json
+import math
 import os
 import pathlib
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import hw_probe  # noqa: E402  (beside this file)
+import ncu_workloads as nw  # noqa: E402
 CASES = ("routine.int_divmod", "routine.bilinear2x", "ordinary.blur3x3", "transpose.tiled_padded",
          "stencil.sobel_shared", "plain.count_above", "everyday.vadd_b1024", "plain.matadd_2d16")
 SECTIONS = ("SourceCounters", "WarpStateStats", "SchedulerStats", "InstructionStats", "ComputeWorkloadAnalysis")
@@ -85,8 +90,6 @@ def profile(case: str, size: str, ncu: str, work: pathlib.Path, timeout: float, 
 
 
 def run(args) -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import hw_probe
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -107,11 +110,10 @@ def source_rows(text: str) -> list:
     return [] if head is None else list(csv.DictReader(io.StringIO("\n".join(lines[head:]))))
 
 
-def _num(v) -> float:
-    try:
-        return float(str(v).replace(",", ""))
-    except ValueError:
-        return 0.0
+def _num(v, missing: float = 0.0) -> float:
+    """An ncu CSV cell as a number (:func:`ncu_workloads._number`); ``missing`` where it is none."""
+    v = nw._number(str(v))
+    return float(v) if isinstance(v, (int, float)) else missing
 
 
 def show(path: str, top: int) -> None:
@@ -123,13 +125,10 @@ def show(path: str, top: int) -> None:
         if not src:
             print(row.get("source_error", row.get("error", ""))[:2000])
             continue
-        sys.path.insert(0, str(ROOT / "benchmarks"))
-        import ncu_workloads as nw
         raw = (nw._parse_csv(row.get("raw", "")) or [{}])[0]
 
         def metric(name: str, raw: dict = raw) -> float:
-            v = nw._number(raw.get(name, "nan"))
-            return v if isinstance(v, (int, float)) else float("nan")
+            return _num(raw.get(name, ""), math.nan)
         print(f"  issue {metric('smsp__issue_active.avg.pct_of_peak_sustained_active'):.0f}%, eligible warps "
               f"{metric('smsp__warps_eligible.avg.per_cycle_active'):.2f} a cycle, busy: ALU "
               f"{metric('sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active'):.0f}%, FMA-heavy "

@@ -167,20 +167,20 @@ class SM:
         self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
         self.execs = [self._exec(i, getattr(pipes, getattr(i, "spec", "") or i.unit, None)) for i in self.infos]
         self.branch_latency = pipes.branch.latency_cycles
-        #: per instruction, the cycles it holds its sub-partition's dispatch when more than its issue slot
-        #: (a 64-bit integer product: ``scheduler.wide_dispatch_cycles``, ``.hi_dispatch_cycles``), else 0
-        self.holds = [self._hold(i, spec.scheduler) for i in self.infos]
         #: with ``replay``, per SASS instruction that is neither memory, barrier nor ``S2UR`` (else None): what
         #: :meth:`_issue_sass` does with it, ``(issue slots, stall, resolve, read scoreboard, results, result
-        #: latency, pipe, its issue interval)``
+        #: latency, pipe, its issue interval, the cycles it holds its sub-partition's dispatch (0: its slots
+        #: only, :meth:`_hold`))``
         self.plain = [None if i.mem or i.barrier or i.special else
-                      (i.cost, i.stall, i.resolve, i.read_sb, i.results, i.latency_cycles, i.unit, e[0])
+                      (i.cost, i.stall, i.resolve, i.read_sb, i.results, i.latency_cycles, i.unit, e[0],
+                       self._hold(i, spec.scheduler))
                       for i, e in zip(self.infos, self.execs)] if replay is not None else []
 
     @staticmethod
     def _hold(info, sched) -> float:
-        """The cycles ``info`` holds its sub-partition's dispatch past its issue slot's (0: none)."""
-        if getattr(info, "spec", "") != "imad_wide":
+        """The cycles the SASS instruction ``info`` holds its sub-partition's dispatch past its issue slot's
+        (0: none): a 64-bit integer product's ``scheduler.hi_dispatch_cycles`` or ``.wide_dispatch_cycles``."""
+        if info.spec != "imad_wide":
             return 0
         hold = sched.hi_dispatch_cycles if "HI" in info.sass.opcode.split(".") else sched.wide_dispatch_cycles
         return hold if hold > 1 else 0
@@ -489,7 +489,7 @@ class SM:
         pc = info.index
         plain = self.plain[pc]
         if plain is not None:                  # the one call to the warp for all the issue does
-            slots, stall, resolve, read_sb, results, latency, unit, interval = plain
+            slots, stall, resolve, read_sb, results, latency, unit, interval, hold = plain
             w.account(t, slots, pc)
             self.stats.inst[pc] += 1
             if interval:
@@ -497,7 +497,6 @@ class SM:
             if not w.issued_sass(t, slots, stall, resolve, read_sb, t + READ_SCOREBOARD_CYCLES, results,
                                  t + latency):
                 self._exit(w, t + (slots if slots > 1 else 1), pc)
-            hold = self.holds[pc]
             if hold:
                 sub.hold(w, t, hold)
                 return hold
