@@ -263,7 +263,9 @@ class SM:
         what a block of its own wave brought, a sector the timed block touches before its grid neighbours (by
         the step of the warp's stream, as :meth:`neighbours` compares them) is its own: a stencil's block
         fetches its tile though the block before it, running at the same time, reads the tile's first column
-        as its halo later."""
+        as its halo later. The DRAM rows those blocks read at the same point of their code as the timed block
+        go to the DRAM model with how many blocks read each (:meth:`smsim.mem.l2.DeviceL2.row_sharers`,
+        :meth:`smsim.mem.dram.Dram.share_rows`): one opening serves them all."""
         sb = self.spec.l2.sector_bytes
         self._device_to(b)
         own, firsts = _first_touch(trace, sb, 1, ordinal=True)
@@ -275,6 +277,9 @@ class SM:
         while n <= hi and n not in self.timed:
             n += 1
         self._device_to(n)
+        dram = self.spec.dram
+        rows, sharers = self.device.row_sharers(b, lo, n - 1, dram.row_bytes // dram.access_bytes, self.timed)
+        self.dram.share_rows(rows, sharers)
         held, there, together = self._by_lot(b, own, held, there, by, lo, n - 1)
         first = self.mine_first.pop(b, None)
         if first is not None and len(held):     # brought by a block that runs with it, but it gets there first
@@ -594,11 +599,16 @@ class SM:
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
         words = np.unique(a) if info.float_add else None     # only a float add's words matter to L2
         whole = coalesce.whole_rounds(a, info.nbytes, l1.sector_bytes) if kind in ("atom", "red") else None
-        read = self.dram.bytes_read if self.dram is not None else 0
+        read = 0
+        if self.dram is not None:
+            read = self.dram.bytes_read
+            self.dram.in_step = kind == "ld" and w.in_step(t)
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add, whole,
                                   merged), shared_ready)
-        if kind == "ld" and self.dram is not None and self.dram.bytes_read > read:
-            w.dram_read_issued(t, done)
+        if self.dram is not None:
+            self.dram.in_step = False
+            if kind == "ld" and self.dram.bytes_read > read:
+                w.dram_read_issued(t, done)
         if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM
             if kind == "red":
                 if done > self.l2_red_done:

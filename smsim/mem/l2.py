@@ -461,13 +461,32 @@ class DeviceL2:
         table = self.units
         for b in [b for b in table if b < lo]:
             del table[b]
+        return self._sharers(block, lo, hi, skip, 1)
+
+    def row_sharers(self, block: int, lo: int, hi: int, per_row: int, skip: Any = ()) -> tuple:
+        """``(the DRAM rows block touches, of ``per_row`` accesses each, and how many of the blocks lo..hi
+        (block among them, none in skip) touch each at the same global access of their code as it does)``:
+        their SMs' reads of it reach HBM about together, while it is open (a 16x16 block of a matrix reads
+        64 bytes of each of 16 rows, the blocks beside it in the grid the rest of them). A row touched at
+        several accesses counts its most sharers."""
+        units, count = self._sharers(block, lo, hi, skip, per_row)
+        if not len(units):
+            return units, count
+        rows, at = np.unique(units, return_index=True)
+        return rows, np.maximum.reduceat(count, at)
+
+    def _sharers(self, block: int, lo: int, hi: int, skip: Any, per: int) -> tuple:
+        """:meth:`access_sharers` of groups of ``per`` DRAM accesses: each group ``block`` touches (sorted),
+        and how many of the blocks lo..hi (none in skip) touch it at the same global access."""
+        table = self.units
         mine = table.get(block)
         if mine is None or not len(mine):
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        mine = _grouped(mine, per)
         count = np.ones(len(mine), np.int64)
         others = [r for b, r in table.items() if b != block and lo <= b <= hi and b not in skip]
         if others:
-            theirs = np.concatenate(others)
+            theirs = np.concatenate([_grouped(r, per) for r in others]) if per > 1 else np.concatenate(others)
             at = np.searchsorted(mine, theirs).clip(0, len(mine) - 1)
             np.add.at(count, at[mine[at] == theirs], 1)
         return mine >> _FIRST_BITS, count
@@ -484,3 +503,12 @@ def _first_keys(units: np.ndarray, firsts: np.ndarray | None) -> np.ndarray:
         return np.unique(units) << _FIRST_BITS
     units, firsts = first_per_key(units, firsts)
     return units << _FIRST_BITS | np.minimum(firsts, (1 << _FIRST_BITS) - 1)
+
+
+def _grouped(keys: np.ndarray, per: int) -> np.ndarray:
+    """:func:`_first_keys` keys of DRAM accesses as keys of their groups of ``per`` (DRAM rows), each group
+    and global access once, sorted."""
+    if per <= 1:
+        return keys
+    first = keys & ((1 << _FIRST_BITS) - 1)
+    return np.unique((keys >> _FIRST_BITS) // per << _FIRST_BITS | first)
