@@ -430,3 +430,25 @@ def test_reading_the_thread_and_block_index_waits_as_on_the_h200():
         hw = r.hw_stalls["short_scoreboard"] + r.hw_stalls["mio_throttle"]
         sim = r.sim_stalls.get("short_scoreboard", 0.0) + r.sim_stalls.get("mio_throttle", 0.0)
         assert sim == pytest.approx(hw, rel=0.25), r.case
+
+
+def test_the_block_refill_probe_measures_each_blocks_gap_to_the_slot_it_took():
+    """benchmarks/block_refill_hw.py's analysis: a block's start less the latest end, before it, of a block of
+    its SM; the SM's first wave (started before any block ended) has none. On the H200's stamps
+    (docs/hardware/block_refill_hw.json) no block started while more warps of other blocks ran than the
+    SM's 64 warp slots leave room for: a slot is handed on a block at a time."""
+    from benchmarks import block_refill_hw as B
+    # SM 0: blocks 0 and 1 at once; 0 ends at 100, 2 starts at 130 (30); 1 ends at 150, 3 starts at 200 (50).
+    # SM 1: block 4 ends at 50, block 5 starts at 90 (40)
+    st = np.array([[0, 0, 10, 100], [0, 0, 12, 90], [0, 1, 11, 150], [0, 2, 130, 300], [0, 3, 200, 400],
+                   [1, 4, 5, 50], [1, 5, 90, 120]])
+    g = B.block_gaps(np, st)
+    assert g["refills"] == 3 and g["gap_mean"] == pytest.approx(40.0) and g["blocks"] == 6
+    data = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "block_refill_hw.json").read_text())
+    for raw in data["raw"]:
+        a = np.array(raw["rows"])
+        for sm in np.unique(a[:, 0]):
+            x = a[a[:, 0] == sm]
+            starts = {b: x[x[:, 1] == b, 2].min() for b in np.unique(x[:, 1])}
+            running = [((x[:, 2] <= s) & (x[:, 3] > s) & (x[:, 1] != b)).sum() for b, s in starts.items()]
+            assert max(running) <= 64 - raw["threads"] // 32, (raw["threads"], sm)
