@@ -112,6 +112,12 @@ class L2Model(Component, Protocol):
         when it looks the sector up would be)."""
         ...
 
+    def written_by_others(self, sectors: np.ndarray, writers: np.ndarray) -> None:
+        """Blocks of other SMs store into ``sectors`` with the block starting now, ``writers[i]`` blocks in all
+        (this one among them) into sector ``i``, alike: the device's L2 holds each once, filled by them all,
+        written back once, by this SM's share where ``writers[i]`` is set (0: another SM's)."""
+        ...
+
 
 class L1Model(Component, Protocol):
     """The SM's L1 and LSU queue (global and local memory), in front of an :class:`L2Model`."""

@@ -161,6 +161,10 @@ class SM:
         self.neighbour_sectors: dict = {}
         self.mine_first: dict = {}        # with ``device``: timed block -> sectors it touches before its neighbours
         self.decided: dict = {}           # with ``device``: timed block -> sectors its grid neighbours touch
+        #: with ``device``: timed block -> (sectors blocks of other SMs store into with it, how many blocks in
+        #: all, 0 where another SM's L2 share writes the sector back), to ``share_writes`` at its dispatch
+        self.shared_writes: dict = {}
+        self.share_writes: Any = None     # an :meth:`smsim.contracts.L2Model.written_by_others`
         self._slots: dict = {}            # a warp's executed pcs (bytes) -> its issue slots: most warps repeat
         self._ptx_cost = [op.cost for op in launch.prog.ops]
         pipes = spec.pipes
@@ -218,6 +222,9 @@ class SM:
         near = self.near.pop(b, None)
         if near is not None:
             self.share_l2(*near[:1], t, *near[1:])
+        writes = self.shared_writes.pop(b, None)
+        if writes is not None:
+            self.share_writes(*writes)
         code_at = self.front.code_ready(t)
         for wt in block.trace.warps:
             slot = self.free_slots.pop(0)
@@ -254,33 +261,45 @@ class SM:
         interpreter, in batches, keeping only the global sectors they touch (:func:`isa.trace.global_sectors`),
         in place of their run in the launch's completion (:attr:`ran_ahead`); their sectors (those of grid
         neighbours :meth:`neighbours` ran already, as it kept them), then the timed block's (``trace``), go
-        through the device's L2 in block order, and so do the blocks other SMs start with it
-        (:meth:`_together`, up to the next timed block), after it. What the device's L2 holds of the timed
+        through the device's L2 in block order, and so do the blocks after it, up to the next timed block or
+        half the busy SMs' blocks on. What the device's L2 holds of the timed
         block's sectors when that starts, with what its later grid neighbours touch first (:meth:`neighbours`:
         blocks that run at the same time and start after it), goes to ``share_l2`` at its dispatch
         (:attr:`near`); an access the blocks started with it touch at the same point of their code is the
         timed block's to fetch, or one another SM asks for together with it, by lot (:meth:`_by_lot`). Of
         what a block of its own wave brought, a sector the timed block touches before its grid neighbours (by
-        the step of the warp's stream, as :meth:`neighbours` compares them) is its own: a stencil's block
+        the step of the warp's stream, as :meth:`neighbours` compares them), or at an earlier global access
+        than the blocks before it that touch it (:meth:`_first_in_wave`), is its own: a stencil's block
         fetches its tile though the block before it, running at the same time, reads the tile's first column
-        as its halo later. The DRAM rows those blocks read at the same point of their code as the timed block
-        go to the DRAM model with how many blocks read each (:meth:`smsim.mem.l2.DeviceL2.row_sharers`,
-        :meth:`smsim.mem.dram.Dram.share_rows`): one opening serves them all."""
+        as its halo later, and the row above it, which it reads as its halo first. The DRAM rows the blocks
+        started with it (:meth:`_together`) read at the same point of their code as the timed block go to the
+        DRAM model with how many blocks read each (:meth:`smsim.mem.l2.DeviceL2.row_sharers`,
+        :meth:`smsim.mem.dram.Dram.share_rows`): one opening serves them all. The sectors blocks of other SMs
+        (half the busy SMs' blocks either side) store into at the same point of their code as the timed block
+        go to ``share_writes`` at its dispatch (:attr:`shared_writes`), with how many blocks write each and,
+        by lot, whether this SM's share writes it back."""
         sb = self.spec.l2.sector_bytes
         self._device_to(b)
         own, firsts = _first_touch(trace, sb, 1, ordinal=True)
         held, there, by = self.device.touch(b, own, mine=True, firsts=firsts)
         self.frontier = max(self.frontier, b + 1)
-        half = self._together()
+        held, there = self._first_in_wave(b, held, there)
+        half, wide = self._together(), self.busy // 2
         lo, hi = b - half, min(b + half, self.launch.nblocks - 1)
         n = b + 1
-        while n <= hi and n not in self.timed:
+        while n <= b + wide and n < self.launch.nblocks and n not in self.timed:
             n += 1
         self._device_to(n)
+        top = min(n - 1, hi)
         dram = self.spec.dram
-        rows, sharers = self.device.row_sharers(b, lo, n - 1, dram.row_bytes // dram.access_bytes, self.timed)
+        rows, sharers = self.device.row_sharers(b, lo, top, dram.row_bytes // dram.access_bytes, self.timed)
         self.dram.share_rows(rows, sharers)
-        held, there, together = self._by_lot(b, own, held, there, by, lo, n - 1)
+        sectors, writers = self.device.write_sharers(b, b - wide, n - 1, self.timed)
+        if len(writers) and writers.max() > 1:
+            sectors, writers = sectors[writers > 1], writers[writers > 1]
+            self.shared_writes[b] = (sectors, np.where(self._lot(sectors, writers), writers, 0))
+        held, there, together = self._by_lot(b, own, held, there, by, lo, top)
+        self.device.forget(min(lo, b - wide, b - self.device.concurrent))
         first = self.mine_first.pop(b, None)
         if first is not None and len(held):     # brought by a block that runs with it, but it gets there first
             keep = there | ~np.isin(held, first, assume_unique=True)
@@ -293,6 +312,30 @@ class SM:
                                      np.concatenate([together, no]))
         if len(held):
             self.near[b] = (held, there, together)
+
+    def _first_in_wave(self, b: int, held: np.ndarray, there: np.ndarray) -> tuple:
+        """Of the sectors ``held`` that a block of ``b``'s own wave brought into the device's L2 before it (in
+        block order; ``there`` False) in a 2-D grid, those whose DRAM access ``b``'s code touches at an
+        earlier global access than each of its grid neighbours before it (x - 1, and the three blocks above)
+        that touches it are ``b``'s to fetch: they run at the same time, and the first to ask brings it (a
+        stencil's block reads the row above it as its halo before the block above reads it as its own last
+        row; the block below reads ``b``'s last row first, as :meth:`neighbours` finds by step). Only the
+        grid neighbours: other blocks' accesses at data-dependent points (a gathered vector) tell nothing of
+        who asks first. ``(held, there)`` less those."""
+        pending = ~there
+        gx, gy, _ = self.launch.grid3
+        if gy < 2 or not pending.any():
+            return held, there
+        wait = held[pending]
+        never = np.iinfo(np.int64).max
+        theirs = np.full(len(wait), never)
+        for n in (b - 1, b - gx - 1, b - gx, b - gx + 1):
+            if b - self.device.concurrent <= n:
+                at = self.device.first_touch(n, wait)
+                theirs = np.where((at >= 0) & (at < theirs), at, theirs)
+        keep = np.ones(len(held), bool)
+        keep[pending] = (theirs == never) | (self.device.first_touch(b, wait) >= theirs)
+        return held[keep], there[keep]
 
     def _together(self) -> int:
         """How many blocks before and after the one starting now other SMs start within
@@ -330,10 +373,15 @@ class SM:
         lot = (k > 1) & (by >= lo)
         if decided is not None:
             lot &= ~np.isin(own, decided, assume_unique=True)
-        key = unit.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(self.spec.seed)
-        draw = (key >> np.uint64(33)) % k.astype(np.uint64) == 0
+        draw = self._lot(unit, k)
         mine = np.where(lot, draw, ~is_held)
         return own[~mine], there_own[~mine], (lot & ~draw)[~mine]
+
+    def _lot(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """A lot drawn by each of ``keys`` (sectors, DRAM accesses) among ``k`` SMs: which fall to this one (one
+        in ``k``, by a hash of the key and ``seed``: the same key draws the same way)."""
+        key = keys.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(self.spec.seed)
+        return (key >> np.uint64(33)) % k.astype(np.uint64) == 0
 
     def _device_to(self, b: int) -> None:
         """Run the blocks from :attr:`frontier` to ``b`` (not included; none of them timed) through the

@@ -368,8 +368,15 @@ def test_the_device_l2_counts_the_blocks_that_touch_an_access_at_the_same_point_
     units, k = dev.access_sharers(2, 1, 5)                          # block 0 is before the window
     assert units.tolist() == [1, 32, 35] and k.tolist() == [2, 3, 1]    # 1: with 3; 32: with 1 and 5
     assert dev.access_sharers(2, 1, 5, skip={3})[1].tolist() == [1, 3, 1]  # 3 is this SM's: not counted
-    assert 0 not in dev.units                                       # forgotten: before the window
     assert dev.access_sharers(9, 1, 9)[0].tolist() == []           # a block it never saw
+    # by sector: block 2's sector 65 with block 5 (both at their access 1); 2 and 70 alone (5 touches 71)
+    sectors, k = dev.write_sharers(2, 1, 5)
+    assert sectors.tolist() == [2, 65, 70] and k.tolist() == [1, 2, 1]
+    # the global access at which a block first touched each sector's DRAM access (-1: never)
+    assert dev.first_touch(2, _sectors(3, 64, 71, 90)).tolist() == [0, 1, 0, -1]
+    assert dev.first_touch(4, _sectors(3)).tolist() == [-1]                # a block it never saw
+    dev.forget(1)
+    assert 0 not in dev.units and 0 not in dev.sector_keys and 1 in dev.units   # before the window: forgotten
 
 
 def test_the_device_l2_counts_the_blocks_that_touch_a_dram_row_at_the_same_point_of_their_code():
@@ -1456,6 +1463,24 @@ def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():
     assert m["smsim.l2.partial_sector_writes"] == 1 and m["smsim.l2.dirty_sectors_at_end"] == 8
     l2.read(_sectors(64), 60.0)                      # a read miss evicts too: line 1's one dirty sector
     assert hbm.bytes_write == 3 * 32
+
+
+def test_a_sector_blocks_of_several_sms_store_into_is_written_back_once_whole_by_one_of_them():
+    from smsim.mem.l2_write_back import WriteBackL2
+    hbm = _dram()
+    l2 = WriteBackL2(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)   # one set of 8 lines of 4 sectors
+    word = np.array([4])
+    # lines 0 and 1's sector 0: 8 blocks store a word each (a reduction's partial sums), this SM's share
+    # writes line 0's back; line 2's: 2 blocks of 8 words' room, 4 bytes each, left part-written
+    l2.written_by_others(_sectors(0, 4, 8), np.array([8, 0, 2]))
+    for line in range(3):
+        l2.write(_sectors(4 * line), float(line), word)
+    assert l2.n_dirty == 2 and l2.n_part == 1                   # line 1's is another SM's; line 2's in part
+    assert l2._held_in_part(_sectors(0, 4, 8)).tolist() == [True, True, True]   # as the slices see it now
+    for line in range(3, 11):                         # evict lines 0, 1 and 2 (least recently used)
+        l2.write(_sectors(4 * line), 10.0 + line, np.array([32]))
+    assert l2.written_back == 2                       # lines 0 and 2
+    assert l2.completed == 1 and hbm.bytes_read == 32   # line 0's the 8 blocks filled; line 2's read first
 
 
 def test_a_store_that_writes_back_waits_until_hbm_takes_what_it_evicts():

@@ -321,3 +321,19 @@ def test_a_warps_consecutive_stores_into_the_same_few_sectors_reach_l2_as_one_wh
     assert l2 == l1 and partial == l1 and cycles > merged_cycles
     l1, l2, partial, _ = run(_strided_pairs, 8 * n)
     assert l1 == 2 * n and l2 == l1 and partial == l1
+
+
+def test_a_2d_stencil_reads_its_image_from_dram_once_through_the_devices_l2():
+    """Each row of tiles shares its edge rows with the tiles above and below, which other SMs run at the
+    same time: of a shared row, the block that reads it first (the one below, reading it as its halo before
+    the one above reads it as its own last row) fetches it. With l2.sharing = "device" the blocks before a
+    timed one are seen in block order; the shared rows above it were then the block above's, and those below
+    the block below's (by step): 0.895 of the image read before SM._first_in_wave."""
+    from workloads.ordinary import blur3x3
+    img = np.random.default_rng(0).random((1024, 1024), dtype=np.float32)
+    def read(sharing):
+        r = smsim.launch(blur3x3, (64, 64), (16, 16), (img, np.zeros_like(img)), config="h200", complete=False,
+                         overrides={"l2.sharing": sharing})
+        return r.metrics["dram__bytes_read.sum"] * r.blocks / r.blocks_timed / img.nbytes
+    assert read("neighbours") == pytest.approx(1.0, abs=0.005)
+    assert read("device") == pytest.approx(1.0, abs=0.03)

@@ -188,6 +188,9 @@ class L2:
                 del others[s]
                 self.landing.pop(s, None)
 
+    def written_by_others(self, sectors: np.ndarray, writers: np.ndarray) -> None:
+        """Nothing: a write-through L2 sends every store's bytes to DRAM at once, whoever else writes there."""
+
     def _from_others(self, miss: np.ndarray, t: float, back: float, count: bool = True) -> tuple:
         """The sectors of ``miss`` that other SMs brought into L2 are hits there, though their data may still
         be on its way: another SM asked DRAM for them when its block started
@@ -421,7 +424,8 @@ class DeviceL2:
     (``-1 - block``) for this SM's own blocks, which its own share of L2 accounts for; a lookup at ``block -
     concurrent`` tells a hit from a pending one. What is handed to this SM's share is consistent with the
     order its own blocks run in: a sector one of them brought first is never another's. It also keeps, for
-    the blocks it saw last, the DRAM accesses each touched and when, for :meth:`access_sharers`."""
+    the blocks it saw last (until :meth:`forget`), the DRAM accesses and the sectors each touched and when,
+    for :meth:`access_sharers`, :meth:`row_sharers`, :meth:`write_sharers` and :meth:`first_touch`."""
 
     def __init__(self, spec: L2Spec, access_bytes: int, concurrent: int, seed: int = 0):
         unit = spec.line_bytes * spec.assoc
@@ -430,6 +434,7 @@ class DeviceL2:
         self.per = max(1, access_bytes // spec.sector_bytes)
         self.concurrent = max(1, concurrent)
         self.units: dict = {}                # block -> the DRAM accesses it touches (:func:`_first_keys`)
+        self.sector_keys: dict = {}          # block -> the sectors it touches (:func:`_first_keys`)
         self.cache.fill(residue_sectors(spec, self.cache.size_bytes), 0.0)   # the oldest lines, never looked up
 
     def touch(self, block: int, sectors: np.ndarray, mine: bool = False, firsts: np.ndarray | None = None) -> tuple:
@@ -449,6 +454,7 @@ class DeviceL2:
             self.cache.fill(fetch[~self.cache.contains(fetch)], float(-1 - block if mine else block))
         if len(sectors):
             self.units[block] = _first_keys(sectors // self.per, firsts)
+            self.sector_keys[block] = _first_keys(sectors, firsts)
         theirs = ~miss & (ready >= 0)
         by = np.where(miss, block, np.where(theirs, ready, -1)).astype(np.int64)
         return sectors[theirs], ready[theirs] <= now, by
@@ -457,11 +463,32 @@ class DeviceL2:
         """``(the DRAM accesses block touches, how many of the blocks lo..hi (block among them, none in skip)
         first touch each at the same global access of their code)``: blocks started at about the same time
         that run the same code make that access at about the same time (as :func:`isa.trace.global_sectors`
-        counts them). Blocks before ``lo`` are forgotten (the next call's ``lo`` is no lower)."""
-        table = self.units
-        for b in [b for b in table if b < lo]:
-            del table[b]
-        return self._sharers(block, lo, hi, skip, 1)
+        counts them)."""
+        return self._sharers(self.units, block, lo, hi, skip, 1)
+
+    def write_sharers(self, block: int, lo: int, hi: int, skip: Any = ()) -> tuple:
+        """``(the sectors block touches, how many of the blocks lo..hi (block among them, none in skip) first
+        touch each at the same global access of their code)``: a sector several blocks store into at the same
+        point of their code (a reduction's partial sums, eight blocks' words in one sector; a scatter within a
+        window four blocks share) is one dirty sector of the device's L2, which their stores fill between them
+        and which leaves it once."""
+        return self._sharers(self.sector_keys, block, lo, hi, skip, 1)
+
+    def first_touch(self, block: int, sectors: np.ndarray) -> np.ndarray:
+        """The global access of ``block``'s code that first touched the DRAM access of each of ``sectors`` (-1:
+        none it touched, or a block forgotten)."""
+        keys = self.units.get(block)
+        if keys is None or not len(keys) or not len(sectors):
+            return np.full(len(sectors), -1, np.int64)
+        units, unit = keys >> _FIRST_BITS, sectors // self.per
+        at = np.searchsorted(units, unit).clip(0, len(units) - 1)
+        return np.where(units[at] == unit, keys[at] & ((1 << _FIRST_BITS) - 1), -1)
+
+    def forget(self, lo: int) -> None:
+        """Drop what the blocks before ``lo`` touched (no later call names them)."""
+        for table in (self.units, self.sector_keys):
+            for b in [b for b in table if b < lo]:
+                del table[b]
 
     def row_sharers(self, block: int, lo: int, hi: int, per_row: int, skip: Any = ()) -> tuple:
         """``(the DRAM rows block touches, of ``per_row`` accesses each, and how many of the blocks lo..hi
@@ -469,22 +496,22 @@ class DeviceL2:
         their SMs' reads of it reach HBM about together, while it is open (a 16x16 block of a matrix reads
         64 bytes of each of 16 rows, the blocks beside it in the grid the rest of them). A row touched at
         several accesses counts its most sharers."""
-        units, count = self._sharers(block, lo, hi, skip, per_row)
+        units, count = self._sharers(self.units, block, lo, hi, skip, per_row)
         if not len(units):
             return units, count
         rows, at = np.unique(units, return_index=True)
         return rows, np.maximum.reduceat(count, at)
 
-    def _sharers(self, block: int, lo: int, hi: int, skip: Any, per: int) -> tuple:
-        """:meth:`access_sharers` of groups of ``per`` DRAM accesses: each group ``block`` touches (sorted),
-        and how many of the blocks lo..hi (none in skip) touch it at the same global access."""
-        table = self.units
+    @staticmethod
+    def _sharers(table: dict, block: int, lo: int, hi: int, skip: Any, per: int) -> tuple:
+        """Of ``table``'s keys (:attr:`units`, :attr:`sector_keys`) in groups of ``per``: each group ``block``
+        touches (sorted), and how many of the blocks lo..hi (none in skip) touch it at the same global access."""
         mine = table.get(block)
         if mine is None or not len(mine):
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         mine = _grouped(mine, per)
         count = np.ones(len(mine), np.int64)
-        others = [r for b, r in table.items() if b != block and lo <= b <= hi and b not in skip]
+        others = [table[b] for b in range(lo, hi + 1) if b != block and b in table and b not in skip]
         if others:
             theirs = np.concatenate([_grouped(r, per) for r in others]) if per > 1 else np.concatenate(others)
             at = np.searchsorted(mine, theirs).clip(0, len(mine) - 1)

@@ -20,10 +20,18 @@ stores hold their warps at ``EXIT`` (``drain``) while L2 frees room for them. Wh
 kernel ends is not written during the kernel, as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on
 an H200; a test-size one, none). What was dirty when the kernel started (``l2.dirty_at_start_bytes``: under
 Nsight Compute's cache control the H200's L2 holds 2.4 MB) is this share's oldest lines, at addresses no
-kernel names: the first written back once the kernel fills L2 or its dirty quota. Everything else (reads,
+kernel names: the first written back once the kernel fills L2 or its dirty quota. A sector blocks of other
+SMs store into too, at the same point of their code and about the same time (:meth:`written_by_others`, from
+:meth:`smsim.mem.l2.DeviceL2.write_sharers`: a reduction's partial sums, eight blocks' words in a sector; a
+scatter within a window four blocks share), is one dirty sector of the device's L2, written back once: by
+this SM's share one time in as many as write it (a lot), where it has the bytes all of them write, each as
+much as this SM's stores (filled between them, it is not read to complete it); in the others' shares it is
+not dirty (it takes the slices' time and a place in the share all the same). Everything else (reads,
 atomics, the slices' merging of partial writes, the DRAM access granularity) is :class:`smsim.mem.l2.L2`'s.
 """
 from __future__ import annotations
+
+from itertools import islice
 
 import numpy as np
 
@@ -49,6 +57,11 @@ class WriteBackL2(L2):
         self.completed = 0                # of those, read from DRAM first (written in part)
         self.partial_lines: dict = {}     # dirty lines holding sectors written in part, oldest first
         self.n_part = 0                   # such sectors (at most partial_limit, L2's: l2.partial_bytes)
+        #: sectors blocks of other SMs store into too -> how many blocks (0: another SM's share writes it
+        #: back), oldest first, as many remembered as :attr:`others`
+        self.writers: dict = {}
+        self.filled: dict = {}            # dirty sectors other SMs' stores fill too -> how many blocks write them
+        self.merging: dict = {}           # sectors other SMs' stores fill too -> this SM's bytes in them so far
         #: the device's completions of lines written in part, shared by the ``busy`` SMs alike (None: no limit)
         self.completing = BandwidthQueue(spec.completions_per_cycle / busy) if spec.completions_per_cycle else None
         start = residue_sectors(spec, self.size_bytes)
@@ -78,20 +91,47 @@ class WriteBackL2(L2):
         merged = self._merge_partial(sectors, written, held, done)
         sent = self._fill(sectors, done, t)
         spl = self.cache.sectors_per_line
+        writers, filled, merging = self.writers, self.filled, self.merging
         for s, w, h in zip(sectors.tolist(), written.tolist(), whole.tolist()):
+            n = writers.get(s, 1) if writers else 1
+            if n != 1:                    # this SM's bytes in it so far, for the slices' merging
+                merging[s] = min(merging.get(s, sb if h else 0) + w, sb)
+                if not n:                 # dirty in another SM's share
+                    continue
             ln, k = divmod(s, spl)
             line = self.dirty.setdefault(ln, {})
             was = line.get(k)
             if was is None:
                 self.n_dirty += 1
+                if n > 1:
+                    filled[s] = n
             before = (sb if h else 0) if was is None else was
             line[k] = now = min(before + w, sb)
+            if n > 1:                     # the writers' bytes between them, each writing as this SM does
+                now, was = now * n, None if was is None else was * n
             self.n_part += (now < sb) - (was is not None and was < sb)
             if now < sb:
                 self.partial_lines.setdefault(ln, None)
+        over = len(merging) - self.others_limit
+        if over > 0:
+            for s in list(islice(merging, over)):
+                del merging[s]
         if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
             sent = max(sent, self._clean(t))
         return max(done, merged, sent) + spec.hit_latency_cycles
+
+    def written_by_others(self, sectors: np.ndarray, writers: np.ndarray) -> None:
+        """Sectors that blocks of other SMs store into as well (see :meth:`smsim.contracts.L2Model`): one
+        another SM's share writes back is not dirty in this one (it takes its turn in the slices and its place
+        in this share all the same); one this share writes back has, with each store into it, the bytes all
+        its ``writers`` write, each as much as this SM's store (a reduction's partial sums fill their sector
+        between eight blocks, and nothing is read from DRAM to complete it)."""
+        table = self.writers
+        table.update(zip(sectors.tolist(), writers.tolist()))
+        over = len(table) - self.others_limit
+        if over > 0:
+            for s in list(islice(table, over)):
+                del table[s]
 
     def _theirs(self, sectors: np.ndarray) -> np.ndarray:
         """Which of ``sectors`` other SMs' blocks touched before (:meth:`held_by_others`), which this SM's
@@ -100,21 +140,23 @@ class WriteBackL2(L2):
         return np.fromiter((others.pop(s, None) is not None for s in sectors.tolist()), bool, len(sectors))
 
     def _held_in_part(self, sectors: np.ndarray) -> np.ndarray:
-        """Which of ``sectors`` are dirty with only the bytes stores wrote into them so far."""
-        dirty, spl, sb = self.dirty, self.cache.sectors_per_line, self.spec.sector_bytes
-        if not self.n_part:
+        """Which of ``sectors`` are dirty with only the bytes stores wrote into them so far (this SM's, in a
+        sector other SMs' stores fill too: what the slices have of it when this SM's store comes is not known)."""
+        dirty, spl, sb, merging = self.dirty, self.cache.sectors_per_line, self.spec.sector_bytes, self.merging
+        if not self.n_part and not merging:
             return np.zeros(len(sectors), bool)
-        return np.array([dirty.get(s // spl, {}).get(s % spl, sb) < sb for s in sectors.tolist()], bool)
+        return np.array([(merging[s] if s in merging else dirty.get(s // spl, {}).get(s % spl, sb)) < sb
+                         for s in sectors.tolist()], bool)
 
     def _clean(self, t: float) -> float:
         """Complete the oldest lines with sectors written in part (:meth:`_complete`) until no more than
         ``partial_bytes`` of those are dirty, then write back the oldest dirty lines until no more than
         ``dirty_bytes`` (this SM's shares): the cycle L2 has room again."""
         sent = t
-        sb = self.spec.sector_bytes
+        sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
         while self.n_part > self.partial_limit:
             oldest = next(iter(self.partial_lines))
-            if any(b < sb for b in self.dirty.get(oldest, {}).values()):
+            if any(b * self.filled.get(oldest * spl + k, 1) < sb for k, b in self.dirty.get(oldest, {}).items()):
                 sent = max(sent, self._complete(oldest, t))
             else:                         # written back, or whole by now: no longer in part
                 del self.partial_lines[oldest]
@@ -140,7 +182,9 @@ class WriteBackL2(L2):
         sectors_written = self.dirty.pop(line)
         self.partial_lines.pop(line, None)
         self.n_dirty -= len(sectors_written)
-        partial = np.array([line * spl + k for k, b in sectors_written.items() if b < sb], np.int64)
+        filled = self.filled
+        partial = np.array([line * spl + k for k, b in sectors_written.items()
+                            if b * (filled.pop(line * spl + k, 1) if filled else 1) < sb], np.int64)
         self.n_part -= len(partial)
         self.completed += len(partial)
         self.written_back += len(sectors_written)
