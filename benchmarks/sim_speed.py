@@ -1,19 +1,20 @@
 """Speed of the timing model: simulated warp-instructions per second and peak memory.
 
 Runs, timed on the h100 config: the tiled-padded transpose at 2048x2048 (blocks="share": the blocks one SM
-runs), the reduction sequence (every reduction case, 1M elements, share) and the naive matmul at 512
-(share). Prints, per workload, simulated warp-instructions, wall seconds, warp-instructions per second and
-the peak traced memory (tracemalloc, a separate run) beside the bytes of the launch's own arrays (which the
-simulated device memory must hold a copy of: that part grows with the problem, the rest should not), then
-the slowest rate (the target is 50,000 warp-instructions per second on the project's 2-core CI-class
-machine). Compiling a kernel (Python to ISA, numba's first calls) is a one-off cost per kernel and
-process, so each case is launched once untimed (one block) before it is measured; wall time is the best
-of ``--repeat`` runs, as timeit does, because a shared machine's noise only ever adds time. The preset's
-``l2.sharing = "device"`` runs every block before the last timed one on the interpreter (for what it leaves
-in L2: the completion's work, which ``complete=True`` would do anyway, done first): ``--sharing neighbours``
-measures the timing model without it.
+runs), the reduction sequence (every reduction case, 1M elements, share) and the naive matmul at 512 (share).
+Prints, per workload, simulated warp-instructions, wall seconds, warp-instructions per second and the peak
+traced memory (tracemalloc, a separate run) beside the bytes of the launch's own arrays (which the simulated
+device memory must hold a copy of: that part grows with the problem, the rest should not), then the slowest
+rate and the overall one (on the project's 2-core CI-class machine: issue "Timing fidelity II" asks 200,000
+SASS warp-instructions per second with ``--stream sass``; measured figures and what they include:
+``docs/timing_model.md``, "Which instructions are timed"). Compiling a kernel (Python to ISA, numba's first
+calls) is a one-off cost per kernel and process, so each case is launched once untimed (one block) before it
+is measured; wall time is the best of ``--repeat`` runs, as timeit does, because a shared machine's noise only
+ever adds time. The preset's ``l2.sharing = "device"`` runs every block before the last timed one on the
+interpreter (for what it leaves in L2: the completion's work, which ``complete=True`` would do anyway, done
+first): ``--sharing neighbours`` measures the timing model without it.
 
-    python benchmarks/sim_speed.py [--quick] [--repeat N] [--sharing device|neighbours|private]
+    python benchmarks/sim_speed.py [--quick] [--repeat N] [--stream ptx|sass] [--sharing device|neighbours|private]
 """
 from __future__ import annotations
 
