@@ -81,6 +81,17 @@ def access_sectors(sectors: np.ndarray, per: int) -> np.ndarray:
     return (np.unique(sectors // per * per)[:, None] + np.arange(per)).ravel() if per > 1 else sectors
 
 
+def forget_oldest(table: dict, limit: int) -> list:
+    """Drop the oldest entries of ``table`` (insertion order) past ``limit``: their keys."""
+    over = len(table) - limit
+    if over <= 0:
+        return []
+    gone = list(islice(table, over))
+    for key in gone:
+        del table[key]
+    return gone
+
+
 #: distinct words a slice's float adds interleave from which a float add never waits for the previous one on
 #: its word (``float_atomic_cycles / HOT_WORDS`` is then below ``atomic_op_cycles``)
 HOT_WORDS = 4
@@ -182,11 +193,8 @@ class L2:
             a = -np.inf if o else np.inf if w else t
             b = others.pop(s, a)          # remembered already: there, or asked for, no later than it was
             others[s] = a if a < b else b
-        over = len(others) - self.others_limit
-        if over > 0:
-            for s in list(islice(others, over)):
-                del others[s]
-                self.landing.pop(s, None)
+        for s in forget_oldest(others, self.others_limit):
+            self.landing.pop(s, None)
 
     def written_by_others(self, sectors: np.ndarray, writers: np.ndarray) -> None:
         """Nothing: a write-through L2 sends every store's bytes to DRAM at once, whoever else writes there."""

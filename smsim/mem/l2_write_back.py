@@ -31,14 +31,12 @@ atomics, the slices' merging of partial writes, the DRAM access granularity) is 
 """
 from __future__ import annotations
 
-from itertools import islice
-
 import numpy as np
 
 from ..config import L2Spec
 from ..contracts import DramModel
 from ..registry import L2_MODELS
-from .l2 import L2, residue_sectors
+from .l2 import L2, forget_oldest, residue_sectors
 from .queue import BandwidthQueue
 
 
@@ -112,10 +110,7 @@ class WriteBackL2(L2):
             self.n_part += (now < sb) - (was is not None and was < sb)
             if now < sb:
                 self.partial_lines.setdefault(ln, None)
-        over = len(merging) - self.others_limit
-        if over > 0:
-            for s in list(islice(merging, over)):
-                del merging[s]
+        forget_oldest(merging, self.others_limit)
         if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
             sent = max(sent, self._clean(t))
         return max(done, merged, sent) + spec.hit_latency_cycles
@@ -126,12 +121,8 @@ class WriteBackL2(L2):
         in this share all the same); one this share writes back has, with each store into it, the bytes all
         its ``writers`` write, each as much as this SM's store (a reduction's partial sums fill their sector
         between eight blocks, and nothing is read from DRAM to complete it)."""
-        table = self.writers
-        table.update(zip(sectors.tolist(), writers.tolist()))
-        over = len(table) - self.others_limit
-        if over > 0:
-            for s in list(islice(table, over)):
-                del table[s]
+        self.writers.update(zip(sectors.tolist(), writers.tolist()))
+        forget_oldest(self.writers, self.others_limit)
 
     def _theirs(self, sectors: np.ndarray) -> np.ndarray:
         """Which of ``sectors`` other SMs' blocks touched before (:meth:`held_by_others`), which this SM's
