@@ -34,15 +34,19 @@ Life of a kernel through this module (:func:`of`):
    arithmetic, barriers, shuffles, which ptxas makes one for one) is ``k`` unrolled iterations; a block in a
    SASS loop runs once per ``k`` iterations of its PTX loop (of several SASS loops for one PTX loop, the
    unrolled body and its remainder loops, only the most unrolled one, which runs nearly every iteration, is
-   counted), and a block in none (set-up and remainder code around an unrolled loop, a loop unrolled whole)
-   once per entry into the PTX loop. The result: per PTX block the SASS to issue (:attr:`Mapping.at_start`)
-   and, per PTX instruction, the SASS attributed to it (for ``smsim asm --sass``);
+   counted), a block in none that holds whole copies of the PTX block beside an unrolled loop (a remainder
+   ptxas unrolled into straight code) where the iterations the loop leaves cover it (the trip count of the
+   loop's instance, read ahead in the warp's trace: :func:`_plan`), and any other block in none (set-up
+   code, a loop unrolled whole) once per entry into the PTX loop. The result: per PTX block the SASS to
+   issue (:attr:`Mapping.at_start`) and, per PTX instruction, the SASS attributed to it (for ``smsim asm
+   --sass``);
 5. :class:`Replay` turns a warp's PTX execution into the SASS stream it issues (see there).
 
 Rules chosen where the mapping is ambiguous, and what they cost: guards are not evaluated (an early
-``@P EXIT`` does not end the warp's stream; remainder code after an unrolled loop is issued once per loop
-even when the trip count is a multiple of the unrolling: a few instructions per loop), and SASS blocks
-with no line information are not issued.
+``@P EXIT`` does not end the warp's stream), except those around an unrolled loop, which the trip count
+stands for: the loop runs while more iterations are left than its unrolled remainders hold, then each
+remainder the iterations left cover (ptxas's usual guards; ``course.rowmax_block`` issued 1.56x the H200's
+instructions when every version of its loop ran); SASS blocks with no line information are not issued.
 
 Without the tools, :func:`available` is False and :func:`of` raises :class:`SassUnavailable`; callers
 fall back to PTX timing (:mod:`isa.cost`).
@@ -344,7 +348,9 @@ class Mapping:
     listing: list = field(repr=False, default_factory=list)
     #: PTX block start (pc) -> the SASS to issue when a warp enters that block: ``(indices into listing, in
     #: address order; k)``: issued every ``k``-th entry in an instance of its innermost PTX loop (a block
-    #: of ``k`` unrolled iterations), or, for ``k = 0``, at the first entry of each instance only
+    #: of ``k`` unrolled iterations), for ``k = 0`` at the first entry of each instance only, and for
+    #: ``k < 0`` (``-k`` unrolled iterations outside any SASS loop: a remainder ptxas unrolled after an
+    #: unrolled loop) where the iterations left after the unrolled loop cover it (:meth:`Replay.stream`)
     at_start: dict = field(repr=False, default_factory=dict)
     #: per PTX pc, the PTX loops (indices) holding it, and the innermost one (-1: none)
     loops_at: list = field(repr=False, default_factory=list)
@@ -442,7 +448,7 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
             best[pl] = (unroll.get(sl, 1), sl)
     at_start: dict = {}
     shares = Counter(home for _blk, home, _copies, _full in placed)
-    for blk, home, _copies, _full in placed:
+    for blk, home, copies, full in placed:
         start = first_of[home]
         pl, sl = _innermost(ploops, start), _innermost(sloops, blk[0])
         if shares[home] > 1 and any(sass[i].base == "CALL" for i in blk):
@@ -450,7 +456,7 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
         elif pl is None:
             k = 1
         elif sl is None:
-            k = 0
+            k = -copies if full else 0       # a remainder ptxas unrolled (``-k``: k iterations), or set-up code
         elif best[pl][1] != sl and not _within(sloops, best[pl][1], sl):
             continue
         else:
@@ -544,6 +550,9 @@ class Replay:
             for i in range(b.start, b.end):
                 block_of[i] = bi
         self.nsass = len(self.sass)
+        #: PTX block starts whose SASS holds both an unrolled loop (k > 1) and unrolled remainders (k < 0)
+        self.planned = frozenset(pc for pc, blks in self.at_start.items()
+                                 if any(k > 1 for _b, k in blks) and any(k < 0 for _b, k in blks))
         self._streams: dict = {}           # a warp's pcs (bytes) -> its stream (:meth:`stream`)
         #: SASS memory instruction -> (bytes per lane, PTX pcs relative to its own that it also does): ptxas
         #: merges the accesses of neighbouring PTX loads or stores of one base register into one wider one
@@ -599,6 +608,8 @@ class Replay:
         seen: dict = {}                   # block start -> the loop instance those entries belong to
         instance: dict = {}               # PTX loop -> how many times the warp has entered it
         loops_at, inner_loop = self.loops_at, self.inner_loop
+        planned = self.planned
+        plan: dict = {}                   # block start -> (entries the unrolled loop runs, {remainder: entry})
         inside: tuple = ()
         items: list = []
         where: list = []
@@ -618,17 +629,23 @@ class Replay:
                     seen[pc], count[pc] = inst, 0
                 c = count[pc]
                 count[pc] = c + 1
+                if c == 0 and pc in planned:
+                    plan[pc] = _plan(blocks, _entries(pcs, p, lp, loops_at))
                 for off in lookups.get(pc, ()):
                     if p + off < n:
                         items.append(nsass + pcs[p + off])
                         where.append(p + off)
-                for blk, k in blocks:
-                    if (k == 0 and c) or (k > 1 and c % k):
+                issue = plan.get(pc) if pc in planned else None
+                for b, (blk, k) in enumerate(blocks):
+                    if issue is not None:
+                        if k > 1 and (c >= issue[0] or c % k) or k < 0 and issue[1].get(b) != c:
+                            continue
+                    if (k <= 0 and c and issue is None or k == 0 and c) or (k > 1 and c % k):
                         continue
                     if k == 1:
                         limit = next_same[p]
-                    elif k > 1 and next_same[p] < n:
-                        limit = p + k * (next_same[p] - p)
+                    elif k != 0 and next_same[p] < n:
+                        limit = p + abs(k) * (next_same[p] - p)
                     else:
                         limit = n
                     for i in blk:
@@ -661,6 +678,37 @@ class Replay:
                 items.append(nsass + pc if i is None else i)
                 where.append(p)
         return items, where
+
+
+def _entries(pcs: Any, p: int, lp: int, loops_at: list) -> int:
+    """How many times the warp enters block ``pcs[p]`` from position ``p`` on before it leaves PTX loop ``lp``
+    (the trip count of this instance of the loop)."""
+    pc, n, t = pcs[p], len(pcs), 0
+    q = p
+    while q < n and lp in loops_at[pcs[q]]:
+        t += pcs[q] == pc
+        q += 1
+    return t
+
+
+def _plan(blocks: list, trips: int) -> tuple:
+    """Which of a block's SASS runs in a loop instance of ``trips`` iterations, where ptxas unrolled the loop
+    ``k`` times (``k > 1``) and unrolled its remainder into straight code of ``-k`` iterations each
+    (``k < 0``; the set-up blocks, ``k = 0``, run once): ``(entries, {index in blocks: entry})``. The unrolled
+    loop runs while more iterations are left than the remainders hold together, then each remainder, in
+    address order, where the iterations left cover it (ptxas's guards: a remainder of 2 then 1 after a loop
+    of 4 runs 2 + 1 of 3 iterations left, and the loop none). The unrolled loop is issued at the entries
+    below ``entries`` that are multiples of its ``k``; a remainder at the entry it starts at."""
+    k = max(k for _b, k in blocks)
+    rest = sum(-kk for _b, kk in blocks if kk < 0)
+    loops = max(0, -(-(trips - rest) // k))
+    left = trips - loops * k
+    at = {}
+    for b, (_blk, kk) in enumerate(blocks):
+        if kk < 0 and left >= -kk:
+            at[b] = trips - left
+            left += kk
+    return loops * k, at
 
 
 def _sass_bytes(s: SassIns) -> int:

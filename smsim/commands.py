@@ -329,7 +329,8 @@ def _with_sass(kernel: isa.Kernel) -> str:
             continue
         for s in mapping.sass[i]:
             k = unrolled.get(id(s), 1)
-            tag = f" (x{k})" if k > 1 else " (once per loop)" if k == 0 else ""
+            tag = (f" (x{k})" if k > 1 else " (once per loop)" if k == 0 else
+                   f" (remainder of {-k} unrolled)" if k < 0 else "")
             out.append(f"\t//   {s.addr:05x}  {s.text}{tag}")
     return "\n".join(out)
 
