@@ -149,7 +149,7 @@ class L2Spec:
     dirty_at_start_bytes: int = 0     # write_back: dirty data L2 holds when the kernel starts, its oldest lines
                                       # (a write-through L2 holds none: it ignores this)
     partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
-    partial_write_cycles: float = 0.0  # a slice's unit merging a sector written in part (0: free)
+    partial_write_cycles: float = 0.0  # a slice merging a line's sectors written in part: one sector's (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
     sharing: str = "private"          # "neighbours": lines a block's grid neighbours (other SMs) brought are in L2;
                                       # "device": lines any earlier block brought, as long as the device's L2 keeps them
@@ -371,6 +371,10 @@ def _check(obj, prefix: str, source: str) -> None:
         if obj.size_bytes % (obj.line_bytes * obj.assoc):
             raise ConfigError(f"{source}: {prefix}size_bytes = {obj.size_bytes} must be a multiple of "
                               f"line_bytes x assoc = {obj.line_bytes * obj.assoc}")
+    if isinstance(obj, L2Spec) and 0 < obj.partial_write_cycles < obj.write_sector_cycles:
+        raise ConfigError(f"{source}: {prefix}partial_write_cycles = {obj.partial_write_cycles} must be 0 or at "
+                          f"least {prefix}write_sector_cycles = {obj.write_sector_cycles} (a line written in part "
+                          "costs the difference on top of its sectors)")
     if isinstance(obj, L2Spec) and obj.usable_bytes > obj.size_bytes:
         raise ConfigError(f"{source}: {prefix}usable_bytes = {obj.usable_bytes} exceeds {prefix}size_bytes = "
                           f"{obj.size_bytes}")

@@ -1433,14 +1433,20 @@ def test_l2_slices_take_written_sectors_partial_ones_into_sectors_not_held_whole
         half, whole = np.array([16, 16]), np.array([32, 32])
         # two whole sectors: port 0..1, slices 2 x 1 x 2 / 4 = 1 -> 2, acknowledged after the hit latency
         assert l2.write(_sectors(0, 1), 0.0, whole) == pytest.approx(2 + 20)
-        # two half sectors L2 does not hold: 2 x 4 x 2 / 4 = 4 cycles of the slices, from 11
-        assert l2.write(_sectors(8, 9), 10.0, half) == pytest.approx(15 + 20)
+        # two half sectors L2 does not hold, in two lines: 2 x 4 x 2 / 4 = 4 cycles of the slices, from 11
+        assert l2.write(_sectors(8, 12), 10.0, half) == pytest.approx(15 + 20)
         # the other halves of those: still held only in part, as dear; then the slices are free at 23
-        assert l2.write(_sectors(8, 9), 12.0, half) == pytest.approx(19 + 20)
+        assert l2.write(_sectors(8, 12), 12.0, half) == pytest.approx(19 + 20)
         # halves into sectors L2 holds whole (a read brought them, or a whole write): the whole rate
         l2.read(_sectors(16, 17), 30.0)
         assert l2.write(_sectors(16, 1), 200.0, half) == pytest.approx(202 + 20)
         assert l2.metrics(300.0)["smsim.l2.partial_sector_writes"] == 6
+        # four half sectors of one line L2 does not hold: port 400..402, one merge for the line: (4 x 1 + 3)
+        # x 2 / 4 = 3.5 cycles of the slices, not 4 x 4 x 2 / 4 = 8 as four lines' sectors (the H200's
+        # store_merge_hw: 1.82 cycles a sector for 4 sectors a line, 3.12 for one)
+        assert l2.write(_sectors(64, 65, 66, 67), 400.0, np.full(4, 16)) == pytest.approx(405.5 + 20)
+    with pytest.raises(ConfigError, match="l2.partial_write_cycles"):
+        load("tiny", {"l2.partial_write_cycles": 0.5, "l2.write_sector_cycles": 1.0})
 
 
 def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():

@@ -16,8 +16,10 @@ leaves L2 still not written whole (``smsim.l2.partial_sectors_completed``), as t
 completes it for HBM3e's sector-wide ECC: scattered 4-byte stores into 64 MB read 32 bytes from DRAM per
 sector they touch (``streams.store_stride8``, ``ordinary.scale_stride16``), into 512 KB none (it stays in
 L2), and two stores that fill a sector between them (``ordinary.branchy``) read nothing. The slices take
-each written sector: merging a partial write into a sector they do not hold whole costs a slice
-``partial_write_cycles`` (its ECC again), any other sector ``write_sector_cycles``; the ``slices`` slices
+each written sector ``write_sector_cycles``, and each line a store writes in part into sectors they do not
+hold whole ``partial_write_cycles - write_sector_cycles`` more (the read-modify-write of its merge, once per
+line the store's request brings: a store of one sector a line pays ``partial_write_cycles`` a sector, one
+of four sectors a line much less); the ``slices`` slices
 serve all ``busy`` SMs alike, so this SM's written sectors queue at ``slices / busy`` per those cycles, and a
 store is acknowledged once taken (``transpose.naive``'s uncoalesced stores are bound by the first on an
 H200, ``streams.gs_write_w64``'s coalesced ones by the second).
@@ -274,10 +276,13 @@ class L2:
         return max(done, merged, sent) + spec.hit_latency_cycles
 
     def _merge_partial(self, sectors: np.ndarray, written: np.ndarray | None, held: np.ndarray, t: float) -> float:
-        """The slices take a store's sectors: each one written only in part into a sector they do not hold
-        whole (``held``: L2 held it before this store; :meth:`_held_in_part` says which of those only in
-        part) costs a slice ``partial_write_cycles`` (a read-modify-write for its ECC), every other one
-        ``write_sector_cycles`` (a partial write into a sector held whole, read before as ``p[i, 0] +=``
+        """The slices take a store's sectors: each costs a slice ``write_sector_cycles``, and each line
+        holding sectors written only in part into sectors they do not hold whole (``held``: L2 held it before
+        this store; :meth:`_held_in_part` says which of those only in part) ``partial_write_cycles -
+        write_sector_cycles`` more, once per line (a read-modify-write per line request: one sector a line
+        written in part costs ``partial_write_cycles`` as the uncoalesced transposes measure, four sectors a
+        line 1.82 cycles a sector, ``docs/hardware/store_merge_hw.md``'s ``warp_k1_dense`` against
+        ``warp_k1_spread``'s 3.12; a partial write into a sector held whole, read before as ``p[i, 0] +=``
         reads its record, merges at the whole-sector rate). The ``slices`` slices do that for all ``busy``
         SMs alike, so this SM's writes are served one after another at ``slices / busy`` times those cycles:
         the cycle the last of them is done (``t`` if they cost nothing)."""
@@ -287,8 +292,9 @@ class L2:
         if written is not None and spec.partial_write_cycles:
             short = written < spec.sector_bytes
             if short.any():
-                part = int((short & ~(held & ~self._held_in_part(sectors))).sum())
-        cost = part * spec.partial_write_cycles + (n - part) * spec.write_sector_cycles
+                merge = short & ~(held & ~self._held_in_part(sectors))
+                part = len(np.unique(sectors[merge] // self.cache.sectors_per_line)) if merge.any() else 0
+        cost = part * (spec.partial_write_cycles - spec.write_sector_cycles) + n * spec.write_sector_cycles
         if not cost:
             return t
         start = t if t > self.slice_free else self.slice_free
