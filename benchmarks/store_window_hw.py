@@ -123,8 +123,8 @@ def simulate(path: str) -> None:
             res = smsim.launch(mod.kern, (blocks,), (threads,), (out, SECTORS * 4, np.float32(2.0), np.float32(1.0),
                                                                   np.float32(0.0)), config="h200", complete=False)
             m, hw = res.metrics, r["metrics"]
-            merged = m["lts__t_sectors_srcunit_tex_op_write.sum"] / max(1, m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"])
-            hw_merged = hw["lts__t_sectors_srcunit_tex_op_write.sum"] / hw["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
+            l2, l1 = "lts__t_sectors_srcunit_tex_op_write.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+            merged, hw_merged = m[l2] / max(1, m[l1]), hw[l2] / hw[l1]
             print(f"{name(d, layout):12s} merged H200 {hw_merged:5.3f} smsim {merged:5.3f}; time H200 "
                   f"{hw['gpu__time_duration.sum'] / 1e3:7.1f} us smsim {m['gpu__time_duration.sum'] / 1e3:7.1f} us",
                   flush=True)
