@@ -637,10 +637,10 @@ class Replay:
                         where.append(p + off)
                 issue = plan.get(pc) if pc in planned else None
                 for b, (blk, k) in enumerate(blocks):
-                    if issue is not None:
-                        if k > 1 and (c >= issue[0] or c % k) or k < 0 and issue[1].get(b) != c:
+                    if issue is None:
+                        if (k <= 0 and c) or (k > 1 and c % k):
                             continue
-                    if (k <= 0 and c and issue is None or k == 0 and c) or (k > 1 and c % k):
+                    elif (k == 0 and c) or (k > 1 and (c >= issue[0] or c % k)) or (k < 0 and issue[1].get(b) != c):
                         continue
                     if k == 1:
                         limit = next_same[p]
