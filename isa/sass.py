@@ -554,9 +554,11 @@ class Replay:
         self.planned = frozenset(pc for pc, blks in self.at_start.items()
                                  if any(k > 1 for _b, k in blks) and any(k < 0 for _b, k in blks))
         self._streams: dict = {}           # a warp's pcs (bytes) -> its stream (:meth:`stream`)
-        #: SASS memory instruction -> (bytes per lane, PTX pcs relative to its own that it also does): ptxas
-        #: merges the accesses of neighbouring PTX loads or stores of one base register into one wider one
-        #: (four ``ld.shared.f32`` at +0..+12 -> one ``LDS.128``)
+        #: SASS memory instruction -> (bytes per lane, PTX pcs relative to its own that it also does, bytes
+        #: from its PTX load's address to the wide access's start): ptxas merges the accesses of neighbouring
+        #: PTX loads or stores of one base register into one wider one (four ``ld.shared.f32`` at +0..+12 ->
+        #: one ``LDS.128``), aligned to its width, and names it after any of them (NVVM's ``[r+8]``, ``[r]``
+        #: -> one ``LDS.128`` of line ``[r+8]``'s: its access starts 8 bytes below that load's)
         self.merged: dict = {}
         for i, s in enumerate(self.sass):
             j = s.ptx
@@ -567,12 +569,14 @@ class Replay:
             if width <= own or addr is None:
                 continue
             b = blocks[block_of[j]]
-            also = tuple(m - j for m in range(b.start, b.end)
-                         if m != j and self.is_mem[m] and body[m].opcode == body[j].opcode
-                         and space_of(body[m]) == space_of(body[j]) and _same_base(_address(body[m]), addr)
-                         and addr.offset < _address(body[m]).offset < addr.offset + width)
-            if also:
-                self.merged[i] = (width, also)
+            mates = {m: _address(body[m]).offset for m in range(b.start, b.end)
+                     if m != j and self.is_mem[m] and body[m].opcode == body[j].opcode
+                     and space_of(body[m]) == space_of(body[j]) and _same_base(_address(body[m]), addr)}
+            for lo in (addr.offset - addr.offset % width, addr.offset):   # aligned to the width; else from j
+                also = tuple(m - j for m, off in mates.items() if lo <= off < lo + width)
+                if also:
+                    self.merged[i] = (width, also, lo - addr.offset)
+                    break
 
     def stream(self, pcs: Any) -> tuple:
         """``(items, positions)``: the stream a warp that executed ``pcs`` issues, and for each item the

@@ -63,7 +63,7 @@ class SassInfo:
     every lane adding 1 to one address), one operation however many lanes the PTX names."""
     __slots__ = ("op", "ins", "index", "ptx", "srcs", "dsts", "results", "unit", "latency", "cost", "space",
                  "nbytes", "mem", "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb",
-                 "latency_cycles", "sass", "float_add", "special", "resolve", "one_op", "spec")
+                 "latency_cycles", "sass", "float_add", "special", "resolve", "one_op", "spec", "shift")
 
     def __init__(self, index: int, sass: Any, line: int | None, ptx: int | None = None):
         self.op = self.ins = self
@@ -82,6 +82,7 @@ class SassInfo:
         self.special = False
         self.resolve = 0.0
         self.one_op = False
+        self.shift = 0                           # bytes a merged access starts below its PTX load's address
         self.spec = ""                           # the pipe spec (``pipes.<spec>``) of its issue interval, if not
                                                  # its unit's
 
@@ -145,8 +146,8 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
                 info.mem = "red"
             info.one_op = "POPC" in s.opcode.split(".")
             info.latency = p.latency
-            if i in replay.merged:               # one access for neighbouring PTX ones: its width
-                info.nbytes = replay.merged[i][0]
+            if i in replay.merged:               # one access for neighbouring PTX ones: its width and start
+                info.nbytes, _, info.shift = replay.merged[i]
         info.barrier = s.base == "BAR" and "ARV" not in s.opcode
         info.fence = s.base in ("MEMBAR", "FENCE")
         info.branch = s.base in ("BRA", "BRX", "JMP", "JMX", "RET", "CALL")

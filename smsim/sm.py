@@ -610,6 +610,9 @@ class SM:
         kind = {"ld": "ld", "st": "st", "red": "red"}.get(info.mem, "atom")
         pc = info.op.index
         parts = w.memory_parts(SPACE_NAMES, pos)
+        below = -getattr(info, "shift", 0)        # a SASS access ptxas merged from PTX ones below this one's
+        if below:
+            parts = [(space, a - a.dtype.type(below), lanes) for space, a, lanes in parts]
         shared_ready, near_reason = t, SHORT
         far = []
         for space, a, lanes in parts:

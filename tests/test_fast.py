@@ -89,11 +89,14 @@ def test_bank_hand_made():
     assert wavefronts(np.array([0, 128]), np.array([0, 16]), 8) == 2
     # float2 at stride 2 (lane*16): each half-warp's words 4i, 4i+1 put two in a bank -> 2 + 2
     assert wavefronts(LANES * 16, LANES, 8) == 4
-    # phases are served one after the other: the same float2 for every lane is one wavefront per
+    # stores' phases are served one after the other: the same float2 for every lane is one wavefront per
     # half-warp, and two-way conflicts in different banks of the two halves add up
     assert wavefronts(np.zeros(32, np.int64), LANES, 8) == 2
     half = np.where(LANES % 2 == 0, 0, 256) + np.where(LANES < 16, 0, 8)
     assert wavefronts(half, LANES, 8) == 4 == wavefronts_np(half, LANES, 8)
+    # loads' phases pair up: those two halves' conflicts are in different banks (0 and 2), so together
+    # still two-way
+    assert wavefronts(half, LANES, 8, pair=True) == 2 == wavefronts_np(half, LANES, 8, pair=True)
     # two broadcast groups in one bank: words 0 and 32
     assert wavefronts(np.where(LANES < 16, 0, 128), LANES, 4) == 2
     # bytes and halves of shared words: same word is a broadcast
@@ -106,6 +109,31 @@ def test_bank_hand_made():
     # 8-byte banks: lane-consecutive floats share a bank word
     assert wavefronts(LANES * 4, LANES, 4, banks=32, bank_width=8) == 1
     assert wavefronts(LANES * 8 * 32, LANES, 8, banks=32, bank_width=8) == 32
+
+
+# The H200's wavefronts per shared load (docs/hardware/shared_wide_hw.json, benchmarks/shared_wide_hw.py): a
+# double a lane (LDS.64) and a pair of doubles (LDS.128), lanes naming these doubles / pairs
+SHARED_WIDE_HW = [(8, LANES, 2), (8, LANES % 16, 2), (8, LANES // 16, 1), (8, 0 * LANES, 1), (8, LANES % 8, 2),
+                  (8, 2 * LANES, 4), (8, LANES // 2, 1),
+                  (16, LANES, 4), (16, LANES // 16, 2), (16, 0 * LANES, 2), (16, LANES % 8, 4), (16, LANES % 16, 4),
+                  (16, LANES // 8, 2), (16, LANES // 2, 2)]
+
+
+@pytest.mark.parametrize("nbytes,index,expected", SHARED_WIDE_HW)
+def test_wide_loads_as_measured(nbytes, index, expected):
+    off = index * nbytes
+    assert wavefronts(off, LANES, nbytes, pair=True) == expected == wavefronts_np(off, LANES, nbytes, pair=True)
+
+
+def test_wide_loads_table_is_the_measured_one():
+    import json
+    import pathlib
+    rows = json.loads((pathlib.Path(__file__).resolve().parent.parent / "docs/hardware/shared_wide_hw.json")
+                      .read_text())["rows"]
+    per = {(r["kernel"], r["pattern"]): r["metrics"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+           / r["metrics"]["smsp__sass_inst_executed_op_shared_ld.sum"] for r in rows}
+    got = [per[("lds64" if nb == 8 else "lds128", i % 7)] for i, (nb, _, _) in enumerate(SHARED_WIDE_HW)]
+    assert got == [e for _, _, e in SHARED_WIDE_HW]
 
 
 def test_atomic_wavefronts():
@@ -127,6 +155,8 @@ def test_banks_random_against_twin():
         off = rng.integers(0, span, n).astype(np.int64) // nbytes * nbytes
         banks, width = [(32, 4), (32, 8), (16, 4)][int(rng.integers(0, 3))]
         assert wavefronts(off, lanes, nbytes, banks, width) == wavefronts_np(off, lanes, nbytes, banks, width)
+        assert (wavefronts(off, lanes, nbytes, banks, width, True)
+                == wavefronts_np(off, lanes, nbytes, banks, width, True))
         assert (atomic_wavefronts(off, lanes, nbytes, banks, width)
                 == atomic_wavefronts_np(off, lanes, nbytes, banks, width))
 

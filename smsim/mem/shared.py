@@ -2,7 +2,8 @@
 
 Life of an access: a warp's ``ld/st/atom.shared`` gives one byte offset per active lane. The bank arbitration
 (:func:`smsim.fast.banks.wavefronts`: the most distinct words any bank must serve, one word read by many lanes
-being a broadcast; 64-bit accesses in half-warp phases, 128-bit in quarter-warp phases; atomics also serialize
+being a broadcast; 64-bit accesses in half-warp phases, 128-bit in quarter-warp phases, a load's phases served
+two at a time where their banks allow, as measured on an H200; atomics also serialize
 lanes on one address; ptxas's ``ATOMS.POPC.INC``, every lane adding 1 to one address, adds the active lanes'
 count once and reaches here as one lane) says how many wavefronts it needs. The instruction waits in its
 sub-partition's MIO queue (at most ``mio_queue`` waiting: a full queue stalls the next shared instruction as
@@ -13,8 +14,8 @@ L1TEX's data stage: a global store's data crosses it too, one wavefront per 128-
 (:meth:`SharedMemory.store_data`), so stores queue behind a conflicted load's wavefronts (the unpadded tiled
 transposes' ``drain`` on the H200). Counters: instructions and wavefronts per op (Nsight's
 ``smsp__sass_inst_executed_op_shared_*`` and ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank
-conflicts = wavefronts beyond one per phase that has an active lane, which for 32-bit accesses is wavefronts -
-instructions, as Nsight counts them).
+conflicts = wavefronts beyond one per phase that has an active lane, never fewer than none, which for 32-bit
+accesses is wavefronts - instructions, as Nsight counts them).
 Registered as ``shared.model = "banked"``.
 """
 from __future__ import annotations
@@ -41,7 +42,7 @@ class SharedMemory:
         self.queued: list[list] = [[] for _ in range(subpartitions)]   # start cycles of waiting instructions
         self.inst = {"ld": 0, "st": 0, "atom": 0}
         self.wavefronts = {"ld": 0, "st": 0, "atom": 0}
-        self.ideal = {"ld": 0, "st": 0, "atom": 0}       # wavefronts with no bank conflict (one per phase)
+        self.conflicts = {"ld": 0, "st": 0, "atom": 0}   # wavefronts beyond one per phase with an active lane
 
     def full(self, sp: int, t: float) -> bool:
         """Is sub-partition ``sp``'s MIO queue full at ``t``?"""
@@ -60,17 +61,17 @@ class SharedMemory:
         if kind == "atom":
             n = banks.atomic_wavefronts(offsets, lanes, nbytes, spec.banks, spec.bank_width_bytes)
         else:
-            n = banks.wavefronts(offsets, lanes, nbytes, spec.banks, spec.bank_width_bytes)
+            n = banks.wavefronts(offsets, lanes, nbytes, spec.banks, spec.bank_width_bytes, kind == "ld")
         self.inst[kind] += 1
         self.wavefronts[kind] += n
         per_phase = max(1, WARP_LANES // max(1, nbytes // spec.bank_width_bytes))
-        ideal = len(set((lanes // per_phase).tolist()))
-        self.ideal[kind] += ideal
+        conflicts = max(0, n - len(set((lanes // per_phase).tolist())))
+        self.conflicts[kind] += conflicts
         start = t + 1 if t + 1 > self.free else self.free
         self.free = start + n / spec.wavefronts_per_cycle
         if start > t + 1:
             self.queued[sp].append(start)
-        return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles, n, n - ideal
+        return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles, n, conflicts
 
     def store_data(self, lines: int, t: float) -> float:
         """A global store issued at ``t`` moves its data through L1TEX's data stage, the pipe shared-memory
@@ -84,13 +85,13 @@ class SharedMemory:
     def metrics(self, cycles: float) -> dict:
         """Wavefronts and bank conflicts per op (``l1tex__data_*_mem_shared_op_{ld,st}``) and shared
         instructions per op (``smsp__sass_inst_executed_op_shared_*``)."""
-        wf, ideal, inst = self.wavefronts, self.ideal, self.inst
+        wf, conflicts, inst = self.wavefronts, self.conflicts, self.inst
         spec = self.spec
         width = spec.banks * spec.bank_width_bytes
         return {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": wf["ld"],
                 "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": wf["st"],
-                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": wf["ld"] - ideal["ld"],
-                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": wf["st"] - ideal["st"],
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": conflicts["ld"],
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": conflicts["st"],
                 "smsp__sass_inst_executed_op_shared_ld.sum": inst["ld"],
                 "smsp__sass_inst_executed_op_shared_st.sum": inst["st"],
                 "smsp__sass_inst_executed_op_shared_atom.sum": inst["atom"],
