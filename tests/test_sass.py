@@ -3,6 +3,8 @@
 These need ptxas and nvdisasm (the ``smsim[sass]`` extra, installed by the test set-up); they are skipped
 only where the tools are missing.
 """
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -231,6 +233,22 @@ def test_neighbouring_shared_loads_ptxas_merged_are_one_wide_access():
     lds = [row for row in r.instructions if row["executed"] and row["text"].startswith("LDS")]
     assert lds and all(row["text"].startswith("LDS.128") for row in lds)
     assert r.metrics["smsp__inst_executed.sum"] == pytest.approx(35968, rel=0.05)     # the H200's count
+
+
+@needs_tools
+@pytest.mark.parametrize("pattern,waves", [(0, 4), (1, 2), (5, 2)])
+def test_a_wide_load_ptxas_named_after_its_upper_half_starts_at_the_lower(pattern, waves):
+    # NVVM loads s[j, 1] at [r+8] before s[j, 0] at [r]; ptxas joins them into one LDS.128 named after the
+    # first: one 16-byte access from [r] (benchmarks/shared_wide_kernels.py; the H200's wavefronts a load,
+    # docs/hardware/shared_wide_hw.json: lanes on 32 pairs 4, on two 2, on four a quarter apart 2)
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    from shared_wide_kernels import lds128
+    r = smsim.launch(lds128, 1, 256, (np.zeros(256), pattern, 16), config="h200", complete=False,
+                     compiler="numba", overrides={"scheduler.stream": "sass"})
+    m = r.metrics
+    assert m["smsp__sass_inst_executed_op_shared_ld.sum"] == 8 * 16                 # one a repetition a warp
+    assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 8 * 16 * waves
 
 
 @needs_tools
