@@ -452,3 +452,25 @@ def test_the_block_refill_probe_measures_each_blocks_gap_to_the_slot_it_took():
             starts = {b: x[x[:, 1] == b, 2].min() for b in np.unique(x[:, 1])}
             running = [((x[:, 2] <= s) & (x[:, 3] > s) & (x[:, 1] != b)).sum() for b, s in starts.items()]
             assert max(running) <= 64 - raw["threads"] // 32, (raw["threads"], sm)
+
+
+_FP64 = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "fp64_chain_hw.json").read_text())
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_dependent_float64_chains_take_the_h200s_cycles_a_step():
+    """One warp's dependent float64 chains (benchmarks/fp64_chain_hw.py, docs/hardware/fp64_chain_hw.md): a
+    DFMA or DADD step 8.1 cycles (pipes.fp64.latency_cycles, ptxas's stall counts), a division 132, a square
+    root 100 (libdevice's MUFU and DFMA steps), an FFMA 4.3; within 5%. libdevice's exp: within 10% (smsim
+    issues one instruction a step fewer than the H200: 25 of 26)."""
+    from benchmarks import fp64_chain_hw as F
+    np_ = np
+    sim_rows = []
+    for row in _FP64["rows"]:
+        res = smsim.launch(F.KERNELS[row["kernel"]], 1, 32, F._args(np_, row["kernel"], row["n"]), config="h200",
+                           compiler="numba", overrides={"scheduler.stream": "sass"})
+        sim_rows.append(dict(kernel=row["kernel"], n=row["n"], metrics=res.metrics))
+    hw, sim = F.per_step(_FP64["rows"]), F.per_step(sim_rows)
+    assert hw["dfma"] == pytest.approx(8.1, abs=0.1) and hw["ffma"] == pytest.approx(4.3, abs=0.1)
+    for name in F.KERNELS:
+        assert sim[name] == pytest.approx(hw[name], rel=0.10 if name == "dexp" else 0.05), name
