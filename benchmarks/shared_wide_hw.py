@@ -28,10 +28,13 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 import hw_probe  # noqa: E402  (beside this file)
-from shared_wide_kernels import KERNELS  # noqa: E402
+from shared_wide_kernels import KERNELS, TPUT  # noqa: E402
 
 BLOCKS, THREADS, REPS = 132 * 4, 256, 256
 CASES = [("lds64", p) for p in range(7)] + [("lds128", p) for p in range(7)] + [("lds32", p) for p in range(2)]
+#: throughput: (kernel, spread), 8 blocks of 256 threads an SM, TPUT_REPS loop iterations of 16 loads
+TPUT_CASES = [(k, spread) for k in TPUT for spread in (0, 1)]
+TPUT_BLOCKS, TPUT_REPS = 132 * 8, 64
 METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__inst_executed.sum",
            "smsp__sass_inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")
@@ -39,29 +42,46 @@ WAVES, LOADS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sa
 
 
 def _out(np, name):
+    if name in TPUT:
+        return np.zeros(TPUT_BLOCKS * THREADS, np.float32)
     return np.zeros(BLOCKS * THREADS, np.float32 if name == "lds32" else np.float64)
+
+
+def _launch(name, pattern):
+    """``(kernel, blocks, scalar args)`` of a case."""
+    if name in TPUT:
+        return TPUT[name], TPUT_BLOCKS, (pattern, TPUT_REPS)
+    return KERNELS[name], BLOCKS, (pattern, REPS)
 
 
 def once() -> None:
     """Each case launched once (what ``ncu`` profiles)."""
     cuda, np = hw_probe.numba_cuda()
     from workloads.numba_bridge import to_numba
-    kernels = {k: to_numba(f) for k, f in KERNELS.items()}
-    for name, pattern in CASES:
+    for name, pattern in CASES + TPUT_CASES:
+        kernel, blocks, args = _launch(name, pattern)
         out = cuda.to_device(_out(np, name))
-        kernels[name][BLOCKS, THREADS](out, pattern, REPS)
+        to_numba(kernel)[blocks, THREADS](out, *args)
         cuda.synchronize()
 
 
 def run(out_path: str, ncu: str) -> None:
     rows = []
     script = str(pathlib.Path(__file__).resolve())
-    for (name, pattern), m in zip(CASES, hw_probe.ncu_profile(ncu, script, METRICS, len(CASES))):
-        rows.append(dict(kernel=name, pattern=pattern, blocks=BLOCKS, threads=THREADS, reps=REPS, metrics=m))
+    cases = CASES + TPUT_CASES
+    for (name, pattern), m in zip(cases, hw_probe.ncu_profile(ncu, script, METRICS, len(cases))):
+        _, blocks, args = _launch(name, pattern)
+        rows.append(dict(kernel=name, pattern=pattern, blocks=blocks, threads=THREADS, reps=args[1], metrics=m))
         loads = m.get(LOADS, 0)
         print(f"{name:7s} {pattern}: {loads:10.0f} shared loads, {m.get(WAVES, 0) / max(loads, 1):5.2f} wavefronts "
-              f"each, {m['sm__cycles_elapsed.max']:9.0f} cycles, " + hw_probe.top_stalls(m), flush=True)
+              f"each, {m['sm__cycles_elapsed.max']:9.0f} cycles ({_per_load(m):5.2f} an SM's load), "
+              + hw_probe.top_stalls(m), flush=True)
     hw_probe.write(out_path, rows=rows)
+
+
+def _per_load(m: dict, sms: int = 132) -> float:
+    """SM cycles per shared load of one SM (the grid's loads spread evenly over ``sms`` SMs)."""
+    return m["sm__cycles_elapsed.max"] / max(m.get(LOADS, 0) / sms, 1)
 
 
 def simulate(path: str) -> None:
@@ -72,14 +92,16 @@ def simulate(path: str) -> None:
     import smsim
     for row in json.loads(pathlib.Path(path).read_text())["rows"]:
         name, hw = row["kernel"], row["metrics"]
-        res = smsim.launch(KERNELS[name], (row["blocks"],), (row["threads"],),
+        kernel = TPUT.get(name) or KERNELS[name]
+        res = smsim.launch(kernel, (row["blocks"],), (row["threads"],),
                            (_out(np, name), row["pattern"], row["reps"]), config="h200", complete=False,
                            compiler="numba")
         m = res.metrics
         per = [x[WAVES] / max(x[LOADS], 1) for x in (hw, m)]
-        print(f"{name:7s} {row['pattern']}: wavefronts a load H200 {per[0]:5.2f} smsim {per[1]:5.2f}; cycles H200 "
-              f"{hw['sm__cycles_elapsed.max']:9.0f} smsim {m['sm__cycles_elapsed.max']:9.0f} "
-              f"({m['sm__cycles_elapsed.max'] / hw['sm__cycles_elapsed.max']:4.2f})", flush=True)
+        sms = min(132, row["blocks"])
+        cyc = [_per_load(hw), m["sm__cycles_elapsed.max"] / max(m[LOADS] * res.blocks / res.blocks_timed / sms, 1)]
+        print(f"{name:7s} {row['pattern']}: wavefronts a load H200 {per[0]:5.2f} smsim {per[1]:5.2f}; an SM's cycles "
+              f"a load H200 {cyc[0]:5.2f} smsim {cyc[1]:5.2f} ({cyc[1] / cyc[0]:4.2f})", flush=True)
 
 
 def main(argv=None) -> int:
