@@ -372,12 +372,15 @@ def validate_cmd(args: argparse.Namespace) -> int:
         raise runner.UsageError("no measured case matches --family/--case")
     streams = ("sass", "ptx") if args.stream == "both" else (args.stream,)
     bar = _bar(total * len(streams), args.quiet, "case", "validate")
+    uncompiled: list = []
     runs = [validate.rows(data, sizes, only, args.config, progress=lambda _label: bar.update(1),
-                          compiler=args.compiler, stream=stream) for stream in streams]
+                          compiler=args.compiler, stream=stream, uncompiled=uncompiled) for stream in streams]
     bar.close()
     rows = runs[0]
     summary = validate.summary(rows)
     print(validate.render(rows, summary))
+    for case_id, size, message in dict.fromkeys(uncompiled):
+        print(f"left out, {case_id}@{size}: {message}")
     if len(runs) == 2:
         print("\n" + validate.render_streams(*runs))
     if args.json:

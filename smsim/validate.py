@@ -132,9 +132,12 @@ def compare(case_id: str, size: str, record: dict, res: Any) -> Row:
 
 def rows(data: dict, sizes: Iterable[str] = ("test",), only: Callable[[str], bool] | None = None,
          config: Any = "h200", progress: Callable[[str], None] | None = None, compiler: str = "auto",
-         stream: str | None = None) -> list:
+         stream: str | None = None, uncompiled: list | None = None) -> list:
     """Every measured, correct case of ``sizes`` (that ``only`` accepts) compared with the model
-    (``compiler``, ``stream``: see :func:`predict`)."""
+    (``compiler``, ``stream``: see :func:`predict`). A case ``compiler`` cannot compile (smsim's own compiler
+    has no float64 ``math.exp``) raises its :class:`isa.errors.CompileError`, or, given ``uncompiled``, is
+    left out and listed there as ``(case, size, message)``."""
+    from isa.errors import CompileError
     out = []
     seed = data.get("seed", 0)
     for size in sizes:
@@ -143,7 +146,14 @@ def rows(data: dict, sizes: Iterable[str] = ("test",), only: Callable[[str], boo
                 continue
             if progress is not None:
                 progress(f"{case_id} ({size})")
-            out.append(compare(case_id, size, record, predict(case_id, size, seed, config, compiler, stream)))
+            try:
+                res = predict(case_id, size, seed, config, compiler, stream)
+            except CompileError as e:
+                if uncompiled is None:
+                    raise
+                uncompiled.append((case_id, size, str(e).splitlines()[0]))
+                continue
+            out.append(compare(case_id, size, record, res))
     return out
 
 
