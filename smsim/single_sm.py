@@ -142,6 +142,7 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
     sm.dram = dram
     if cfg.l2.sharing in ("neighbours", "device"):
         sm.share_l2 = l2.held_by_others
+        sm.share_lines = getattr(l2, "share_lines", None)
     if cfg.l2.sharing == "device" and len(the_plan.blocks) < launch.nblocks:
         sm.device = DeviceL2(cfg.l2, cfg.dram.access_bytes, share.busy * the_plan.occupancy.blocks_per_sm, cfg.seed)
         sm.busy = share.busy

@@ -147,6 +147,12 @@ class SM:
         #: other SMs' blocks run here to see what they bring into L2 (:meth:`neighbours`); their sectors go
         #: to ``share_l2`` (an :meth:`smsim.contracts.L2Model.held_by_others`), None: not done
         self.share_l2: Any = None
+        #: with ``share_l2``: :meth:`smsim.mem.l2.L2.share_lines`, told once (at the first blocks' neighbours)
+        #: what part of the sectors of the lines the timed blocks store into are theirs, the rest their
+        #: neighbours' in the row of the grid (x - 1, x + 1: on other SMs, at the same time; the rows above and
+        #: below run a row of blocks apart, and a line they share holds only part of its sectors meanwhile).
+        #: Stores only: a sector several blocks read (a stencil's halo) is in the share of whichever fetched it
+        self.share_lines: Any = None
         self.ran_ahead: set = set()
         self.near: dict = {}              # timed block -> sectors its neighbours brought, until it is dispatched
         #: the issue slots of the blocks this SM ran (timed, traced as neighbours, or on the interpreter only)
@@ -406,6 +412,10 @@ class SM:
             n = m
         self.frontier = max(self.frontier, b)
 
+    def _stores(self) -> np.ndarray:
+        """Per PTX instruction of the kernel, whether it is a global or local store."""
+        return np.array([getattr(i, "mem", None) == "st" for i in op_infos(self.launch.prog)], bool)
+
     def neighbours(self, traces: list, limit: int) -> None:
         """For each timed block of ``traces`` (:class:`isa.trace.BlockTrace`), run its grid neighbours that
         other SMs run at about the same time (x - 1 and x + 1, and the three blocks above and below). What they
@@ -431,13 +441,28 @@ class SM:
                         todo.setdefault(b, []).append(n)
         order = sorted(n for ns in todo.values() for n in ns)
         first: dict = {}
+        stores = self._stores() if self.share_lines is not None else None
+        written: dict = {}                          # with stores: neighbour -> the sectors it stores into
         for i in range(0, len(order), limit):
             for tr in trace_blocks(self.launch, order[i:i + limit]):
                 first[tr.index] = _first_touch(tr, sb, per)
                 if self.device is not None:          # for the device's L2, when it gets there
                     sec, firsts = _first_touch(tr, sb, 1, ordinal=True)
                     self.neighbour_sectors[tr.index] = (sec, False, firsts)
+                if stores is not None:
+                    written[tr.index] = _written(tr, sb, stores)
                 self._count_issued(tr)
+        if stores is not None:                      # the first blocks: how much of the lines they write is theirs
+            spl = self.spec.l2.line_bytes // sb
+            own_n = all_n = 0
+            for b, ns in todo.items():              # with the neighbours that run with them: x - 1, x + 1
+                sec = _written(mine[b], sb, stores)
+                theirs = np.concatenate([written[n] for n in ns if abs(n - b) == 1] + [sec[:0]])
+                theirs = theirs[np.isin(theirs // spl, sec // spl)]
+                own_n, all_n = own_n + len(sec), all_n + len(np.union1d(sec, theirs))
+            if all_n:
+                self.share_lines(own_n / all_n)
+            self.share_lines = None
         for b, ns in todo.items():
             theirs = np.unique(np.concatenate([first[n][0] for n in ns]))
             if not len(theirs):
@@ -717,6 +742,24 @@ class SM:
         word, lanes_ = np.uint64(LOCAL_WORD_BYTES), np.uint64(WARP_LANES)
         base = LOCAL_BASE + (w.slot + self.spec.sm.max_warps * w.block.index) * self.local_bytes * WARP_LANES
         return np.uint64(base) + (a // word) * (word * lanes_) + lanes.astype(np.uint64) % lanes_ * word + a % word
+
+
+def _written(trace: Any, sector_bytes: int, stores: np.ndarray) -> np.ndarray:
+    """The global sectors a block's trace stores into, sorted (``stores``: per PTX instruction, whether it is
+    a store)."""
+    g = SPACE_NAMES.index("global")
+    parts = []
+    for w in trace.warps:
+        if not len(w.mem_k):
+            continue
+        k = np.frombuffer(w.mem_k, np.int64)
+        keep = (np.frombuffer(w.mem_space, np.int8) == g) & stores[np.asarray(w.pcs, np.int64)[k]]
+        for lo, hi in zip(np.frombuffer(w.mem_lo, np.int64)[keep].tolist(),
+                          np.frombuffer(w.mem_hi, np.int64)[keep].tolist()):
+            parts.append(trace.addr[lo:hi])
+    if not parts:
+        return np.zeros(0, np.int64)
+    return np.unique(np.concatenate(parts).astype(np.int64) // sector_bytes)
 
 
 def _first_touch(trace: Any, sector_bytes: int, per: int, ordinal: bool = False) -> tuple:

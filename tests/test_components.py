@@ -1622,6 +1622,56 @@ def test_the_shares_divide_the_usable_l2_and_a_stream_leaves_its_written_share_o
     assert left[3] == pytest.approx(share / 3, rel=0.15)             # a third (3 of each set's 8 ways)
 
 
+def test_a_share_whose_lines_are_half_its_own_holds_twice_the_lines_and_as_many_bytes_dirty():
+    """Blocks 16 floats wide write half of each 128-byte line, their grid neighbours (on other SMs) the other
+    half: in the device's L2 each line is one slot, half this SM's. Told so (``share_lines``), the share
+    holds twice the lines, so as many written bytes stay dirty as a stream of whole lines leaves, not half."""
+    from smsim.mem.l2 import residue_sectors
+    from smsim.mem.l2_write_back import WriteBackL2
+    spec = dataclasses.replace(TINY.l2, model="write_back", dirty_at_start_bytes=16384, dirty_bytes=0)
+    share = spec.size_bytes // 4
+
+    def left(sectors_a_line: int, fraction: float | None) -> int:
+        l2 = WriteBackL2(spec, share, BandwidthQueue(64.0), _dram(), seed=0)
+        if fraction is not None:
+            l2.share_lines(fraction)
+        start = residue_sectors(spec, share)
+        assert len(start) and l2.cache.contains(start).all()              # what it held at the start, kept
+        for line in range(8 * share // 128):                                # 8x the share's bytes
+            l2.write(_sectors(*range(1000 + 4 * line, 1000 + 4 * line + sectors_a_line)), float(line),
+                     np.full(sectors_a_line, 32))
+        return l2.metrics(1e6)["smsim.l2.dirty_sectors_at_end"]
+
+    whole, half, told = left(4, None), left(2, None), left(2, 0.5)
+    assert half == pytest.approx(whole / 2, rel=0.05)
+    assert told == pytest.approx(whole, rel=0.05)
+    l2 = WriteBackL2(spec, share, BandwidthQueue(64.0), _dram(), seed=0)
+    for fraction, size in ((1.0, share), (0.5, 2 * share), (0.05, 4 * share)):   # at most a sector a line
+        l2.share_lines(fraction)
+        assert l2.cache.size_bytes == size
+
+
+@pytest.mark.parametrize("block,fraction", [((16, 16), (0.5, 0.5)), ((32, 8), (1.0, 1.0)), ((8, 32), (0.25, 0.5))])
+def test_the_first_blocks_tell_l2_what_part_of_their_lines_is_theirs(monkeypatch, block, fraction):
+    """A 2-D write of float32 rows: 16-wide blocks own half of each line they write, the rest their x
+    neighbours'; 32-wide blocks whole lines (the share is left as it is). 8-wide blocks own a quarter, but only
+    the grid neighbours either side are run (:meth:`smsim.sm.SM.neighbours`): a third of what they see, a
+    half at the grid's edge."""
+    told = []
+    monkeypatch.setattr(L2, "share_lines", lambda self, f: told.append(f))
+
+    @cuda.jit
+    def fill2d(out):
+        x, y = cuda.grid(2)
+        if y < out.shape[0] and x < out.shape[1]:
+            out[y, x] = 1.0
+
+    side = 256
+    out = np.zeros((side, side), np.float32)
+    smsim.launch(fill2d, (side // block[0], side // block[1]), block, (out,), config="h200", complete=False)
+    assert len(told) == 1 and fraction[0] - 1e-9 <= told[0] <= fraction[1] + 1e-9
+
+
 def test_a_read_only_stream_writes_back_what_l2_held_dirty_when_the_kernel_started_as_on_the_h200():
     """Under Nsight Compute's cache control the H200's L2 holds about 2.4 MB of dirty data when a kernel starts
     (docs/hardware/l2_capacity_hw.md, ``residue``): a read-only kernel writes none of it to DRAM while it reads
