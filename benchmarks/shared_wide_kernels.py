@@ -104,11 +104,11 @@ def lds32(out, pattern, reps):
 KERNELS = {"lds64": lds64, "lds128": lds128, "lds32": lds32}
 
 
-# Throughput: 64 warps an SM (8 blocks of 256 threads), sixteen loads a loop iteration, each feeding one of
-# four sums in turn (float64 for tput64's doubles: a conversion a load would bind it), so that the shared-memory pipe, not a chain or the issue of other instructions,
-# bounds the loop; the offsets move every other iteration (else the compiler loads once for the loop) by a
-# multiple of 64 bytes, which moves every lane alike. ``spread`` 0: every lane the same element; 1: lane
-# ``l`` element ``l``.
+# Throughput: 64 warps an SM (8 blocks of 256 threads), sixteen loads a loop iteration, each feeding one of four sums
+# in turn (float64 for tput64's doubles: a conversion a load would bind it), so that the shared-memory pipe, not a
+# chain or the issue of other instructions, bounds the loop; the offsets move every other iteration (else the compiler
+# loads once for the loop) by a multiple of 64 bytes, which moves every lane alike. ``spread`` 0: every lane the same
+# element; 1: lane ``l`` element ``l``.
 @cuda.jit
 def tput32(out, spread, reps):
     s = cuda.shared.array(N, np.float32)
