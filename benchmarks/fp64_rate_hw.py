@@ -28,8 +28,12 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 import hw_probe  # noqa: E402  (beside this file)
-from fp64_chain_kernels import DTYPES, KERNELS  # noqa: E402
+from fp64_chain_kernels import DTYPES as CHAIN_DTYPES  # noqa: E402
+from fp64_chain_kernels import KERNELS as CHAIN_KERNELS  # noqa: E402
 
+#: the chain probe's kernels, and its DADD chain in float32 (``fadd``: two sources where ``ffma`` has three)
+KERNELS = {**CHAIN_KERNELS, "fadd": CHAIN_KERNELS["dadd"]}
+DTYPES = {**CHAIN_DTYPES, "fadd": CHAIN_DTYPES["ffma"]}
 STEPS = (64, 192)                   # loop iterations, 8 steps each
 THREADS = 1024
 BLOCKS = 264                        # two blocks an SM of the H200's 132
