@@ -91,9 +91,11 @@ class L2Model(Component, Protocol):
         """The arrival cycle of each of ``sectors`` (sorted, distinct) requested at ``t``."""
         ...
 
-    def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
-        """A store's sectors arriving at ``t`` (``written``: bytes the store writes in each, if known): the
-        cycle L2 has them."""
+    def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,
+              narrow: bool = True) -> float:
+        """A store's sectors arriving at ``t`` (``written``: bytes the store writes in each, if known;
+        ``narrow``: a store L1 could merge with its warp's next stores, ``l1.merge_sectors`` sectors in
+        ``l1.merge_lines`` lines at most): the cycle L2 has them."""
         ...
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False,

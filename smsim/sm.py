@@ -147,11 +147,12 @@ class SM:
         #: other SMs' blocks run here to see what they bring into L2 (:meth:`neighbours`); their sectors go
         #: to ``share_l2`` (an :meth:`smsim.contracts.L2Model.held_by_others`), None: not done
         self.share_l2: Any = None
-        #: with ``share_l2``: :meth:`smsim.mem.l2.L2.share_lines`, told once (at the first blocks' neighbours)
-        #: what part of the sectors of the lines the timed blocks store into are theirs, the rest their
-        #: neighbours' in the row of the grid (x - 1, x + 1: on other SMs, at the same time; the rows above and
-        #: below run a row of blocks apart, and a line they share holds only part of its sectors meanwhile).
-        #: Stores only: a sector several blocks read (a stencil's halo) is in the share of whichever fetched it
+        #: with ``share_l2``: :meth:`smsim.mem.l2.L2.share_lines`, told once (at the first blocks' neighbours,
+        #: where they store) what part of the touched sectors of the lines the timed blocks touch are theirs,
+        #: the rest their neighbours' in the row of the grid (x - 1, x + 1: on other SMs, at the same time; the
+        #: rows above and below run a row of blocks apart, and a line they share holds only part of its sectors
+        #: meanwhile), a line read whole counting whole. A line whose sectors a block touches only where a
+        #: neighbour does too (a stencil's halo) is left out: it is in the share of whichever fetched it
         self.share_lines: Any = None
         self.ran_ahead: set = set()
         self.near: dict = {}              # timed block -> sectors its neighbours brought, until it is dispatched
@@ -443,6 +444,7 @@ class SM:
         first: dict = {}
         stores = self._stores() if self.share_lines is not None else None
         written: dict = {}                          # with stores: neighbour -> the sectors it stores into
+        touched: dict = {}                          # with stores: neighbour -> the sectors it touches
         for i in range(0, len(order), limit):
             for tr in trace_blocks(self.launch, order[i:i + limit]):
                 first[tr.index] = _first_touch(tr, sb, per)
@@ -451,17 +453,20 @@ class SM:
                     self.neighbour_sectors[tr.index] = (sec, False, firsts)
                 if stores is not None:
                     written[tr.index] = _written(tr, sb, stores)
+                    touched[tr.index] = _first_touch(tr, sb, 1)[0]
                 self._count_issued(tr)
-        if stores is not None:                      # the first blocks: how much of the lines they write is theirs
+        if stores is not None:                      # the first blocks: how much of their lines is theirs
             spl = self.spec.l2.line_bytes // sb
-            own_n = all_n = 0
+            lines = owned = 0.0
             for b, ns in todo.items():              # with the neighbours that run with them: x - 1, x + 1
-                sec = _written(mine[b], sb, stores)
-                theirs = np.concatenate([written[n] for n in ns if abs(n - b) == 1] + [sec[:0]])
-                theirs = theirs[np.isin(theirs // spl, sec // spl)]
-                own_n, all_n = own_n + len(sec), all_n + len(np.union1d(sec, theirs))
-            if all_n:
-                self.share_lines(own_n / all_n)
+                row = [n for n in ns if abs(n - b) == 1]
+                if not len(_written(mine[b], sb, stores)) and not any(len(written[n]) for n in row):
+                    continue
+                n_lines, part = _line_parts(_first_touch(mine[b], sb, 1)[0],
+                                            [touched[n] for n in row], spl)
+                lines, owned = lines + n_lines, owned + part
+            if lines:
+                self.share_lines(owned / lines)
             self.share_lines = None
         for b, ns in todo.items():
             theirs = np.unique(np.concatenate([first[n][0] for n in ns]))
@@ -760,6 +765,23 @@ def _written(trace: Any, sector_bytes: int, stores: np.ndarray) -> np.ndarray:
     if not parts:
         return np.zeros(0, np.int64)
     return np.unique(np.concatenate(parts).astype(np.int64) // sector_bytes)
+
+
+def _line_parts(mine: np.ndarray, theirs: list, per_line: int) -> tuple:
+    """Of the lines a block has sectors of that no neighbour touches (``mine``: the sectors it touches, sorted;
+    ``theirs``: its row neighbours' sectors, each sorted): how many, and the sum over them of the part of the
+    line's touched sectors that are the block's (a line whose sectors it touches only where a neighbour does too,
+    a halo, is theirs, not counted)."""
+    other = np.unique(np.concatenate(theirs)) if theirs else mine[:0]
+    lines = np.unique(np.setdiff1d(mine, other, assume_unique=True) // per_line)
+    if not len(lines):
+        return 0, 0.0
+    every = np.union1d(mine, other)
+    own = np.bincount(np.searchsorted(lines, mine[np.isin(mine // per_line, lines)] // per_line),
+                      minlength=len(lines))
+    both = np.bincount(np.searchsorted(lines, every[np.isin(every // per_line, lines)] // per_line),
+                       minlength=len(lines))
+    return len(lines), float((own / both).sum())
 
 
 def _first_touch(trace: Any, sector_bytes: int, per: int, ordinal: bool = False) -> tuple:

@@ -532,8 +532,9 @@ class FakeL2:
         self.calls.append(("read", list(sectors), t))
         return np.full(len(sectors), t + 100.0)
 
-    def write(self, sectors, t, written=None):
+    def write(self, sectors, t, written=None, narrow=True):
         self.calls.append(("write", list(sectors), t))
+        self.narrow = narrow
         return t + 30.0
 
     def atomic(self, sectors, t, ops, red=False, words=None, floating=False, whole=None):
@@ -663,6 +664,21 @@ def test_l1_stores_leave_the_sm_once_few_enough_line_requests_are_in_flight_besi
     assert free.access("st", "global", _sectors(16, 20, 24, 28), 4, False, 32, 1.0) == 8 + 30 and free.sent == 8
     with pytest.raises(ConfigError, match="l1.store_credits"):
         load("tiny", {"l1.store_credits": -1})
+
+
+def test_l1_tells_l2_whether_a_store_is_one_it_could_merge():
+    l1, l2 = _l1(merge_sectors=16, merge_lines=8)
+    l1.access("st", "global", _sectors(*range(16)), 4, False, np.full(16, 4), 0.0)      # 16 sectors in 4 lines
+    assert l2.narrow is True
+    l1.access("st", "global", _sectors(*range(0, 128, 4)), 32, False, np.full(32, 4), 10.0)   # 32 in 32
+    assert l2.narrow is False
+    l1.access("st", "global", _sectors(*range(0, 32, 4)), 8, False, np.full(8, 4), 100.0)     # 8 in 8
+    assert l2.narrow is True
+    l1.access("st", "global", _sectors(*range(32)), 8, False, np.full(32, 4), 200.0)         # 32 in 8
+    assert l2.narrow is False
+    off, l2off = _l1()                                # tiny: no merging, so no store is narrow
+    off.access("st", "global", _sectors(0), 1, False, np.full(1, 4), 0.0)
+    assert l2off.narrow is False
 
 
 def test_l1_cg_bypass_stores_write_through_atomics_and_local_counts():
@@ -1437,10 +1453,15 @@ def test_l2_slices_take_written_sectors_partial_ones_into_sectors_not_held_whole
         assert l2.write(_sectors(8, 12), 10.0, half) == pytest.approx(15 + 20)
         # the other halves of those: still held only in part, as dear; then the slices are free at 23
         assert l2.write(_sectors(8, 12), 12.0, half) == pytest.approx(19 + 20)
-        # halves into sectors L2 holds whole (a read brought them, or a whole write): the whole rate
+        # halves into sectors L2 holds whole (a read brought them, or a whole write), by a store L1 could
+        # merge with its warp's next ones (narrow): the whole rate
         l2.read(_sectors(16, 17), 30.0)
         assert l2.write(_sectors(16, 1), 200.0, half) == pytest.approx(202 + 20)
-        assert l2.metrics(300.0)["smsim.l2.partial_sector_writes"] == 6
+        # by a wider store (the H200 merges none: prefix_row32's into sectors its loads brought take what
+        # warp_k1_spread's into sectors L2 did not hold take): as dear as into any, 2 x 4 x 2 / 4 = 4
+        l2.read(_sectors(20, 24), 230.0)
+        assert l2.write(_sectors(20, 24), 300.0, half, narrow=False) == pytest.approx(305 + 20)
+        assert l2.metrics(400.0)["smsim.l2.partial_sector_writes"] == 8
         # four half sectors of one line L2 does not hold: port 400..402, one merge for the line: (4 x 1 + 3)
         # x 2 / 4 = 3.5 cycles of the slices, not 4 x 4 x 2 / 4 = 8 as four lines' sectors (the H200's
         # store_merge_hw: 1.82 cycles a sector for 4 sectors a line, 3.12 for one)
@@ -1670,6 +1691,32 @@ def test_the_first_blocks_tell_l2_what_part_of_their_lines_is_theirs(monkeypatch
     out = np.zeros((side, side), np.float32)
     smsim.launch(fill2d, (side // block[0], side // block[1]), block, (out,), config="h200", complete=False)
     assert len(told) == 1 and fraction[0] - 1e-9 <= told[0] <= fraction[1] + 1e-9
+
+
+def test_lines_a_block_reads_whole_count_whole_in_what_part_of_its_lines_is_its_own(monkeypatch):
+    """A 2x2 pooling in 16x16 blocks (``course.maxpool2x2``) reads two rows of 32 floats (whole lines, its own)
+    for each row of 16 it writes (half a line, the other half its x neighbour's): two lines whole and one half,
+    5/6 of its lines' slots, not the half its written lines alone say (with which L2's share held twice the
+    lines and left 4.4 MB of the H200's 10.2 MB written back during the full-size case)."""
+    from smsim.sm import _line_parts
+    told = []
+    monkeypatch.setattr(L2, "share_lines", lambda self, f: told.append(f))
+
+    @cuda.jit
+    def pool(img, out):
+        x, y = cuda.grid(2)
+        if y < out.shape[0] and x < out.shape[1]:
+            out[y, x] = img[2 * y, 2 * x] + img[2 * y, 2 * x + 1] + img[2 * y + 1, 2 * x] + img[2 * y + 1, 2 * x + 1]
+
+    side = 128
+    img, out = np.ones((2 * side, 2 * side), np.float32), np.zeros((side, side), np.float32)
+    smsim.launch(pool, (side // 16, side // 16), (16, 16), (img, out), config="h200", complete=False)
+    assert told == [pytest.approx(5 / 6)]
+    # a halo: sectors of a line the block touches only where a neighbour does too are the neighbour's line
+    mine = np.array([3, 4, 5, 6, 7, 8])                  # line 1 (sectors 4-7) its own, 3 and 8 halo sectors
+    left, right = np.array([0, 1, 2, 3, 4]), np.array([7, 8, 9, 10, 11])
+    assert _line_parts(mine, [left, right], 4) == (1, 1.0)
+    assert _line_parts(np.array([4, 5]), [np.array([6, 7])], 4) == (1, 0.5)
 
 
 def test_a_read_only_stream_writes_back_what_l2_held_dirty_when_the_kernel_started_as_on_the_h200():

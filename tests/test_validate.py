@@ -180,8 +180,11 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # one-element streams at this size ended all their blocks together, whose retirements then queued at the
     # kernel's end, and they now come out 2-12% fast (streams.gs_write_w64 1.01 -> 0.89); at the full size the
     # policy takes the MAPE from 6.7% to 6.2% (streams.gs_read_w64 0.78 -> 0.92, stencil.stencil_1d 1.30 -> 1.19)
+    # 4.35%, 6.88% before a store wider than L1 merges paid its partial sectors' read-modify-write into sectors
+    # L2 holds whole (l2.py _merge_partial): course.prefix_row32 full 0.56 -> 1.007, at this size
+    # routine.scatter_perm 1.105 -> 1.125 (full 0.86 -> 1.19)
     s = _pinned()
-    _at_least_as_good(s, 4.35, 0.909, 6.88, 0.958, 0.932, 0.977, 0.123)
+    _at_least_as_good(s, 4.37, 0.909, 6.89, 0.958, 0.932, 0.977, 0.123)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is empty_1wave, 7.9% (16.6%, plain.saxpy_gs512, while the
     # timed blocks and their neighbours were pooled)
@@ -231,7 +234,8 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # so it runs 2.5x too fast against its tiled variants, and its loops (ordinary.matvec_rows, poly16) a
     # third to a half (benchmarks/front_ends.py); its histogram.shared_atomics is 1.57x too slow, within 1% of
     # global_atomics, so that pair's order (a family of its own) is a coin toss
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.08, 0.784, 30.13, 0.866, 0.909, 0.511, 0.147)
+    # (8.08%, 30.13% before wider stores paid their partial sectors into sectors L2 holds whole)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.09, 0.784, 30.14, 0.866, 0.909, 0.511, 0.147)
 
 
 @pytest.mark.slow
@@ -264,7 +268,8 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # before the slowest SM's lag and the float adds' chain, with `everyday`: 15.0%, 58%, 26.1%, 82%, 12.7% (on the 97
     # cases before them: 15.8%, 58%, 26.4%, 82%, 12.7%, 81%, 36%, 0.226; 15.6%, 59% with round-robin over all
     # warps)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.48, 0.676, 25.93, 0.835, 0.886, 0.329, 0.203)
+    # (13.48%, 25.93%, rank 83.5% before wider stores paid their partial sectors into sectors L2 holds whole)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.49, 0.676, 25.94, 0.834, 0.886, 0.329, 0.203)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):

@@ -11,8 +11,10 @@ merges with it; misses each need an MSHR (``mshrs`` outstanding sectors; none fr
 beside the tag stage for the earliest fills to return, its warp in ``long_scoreboard``, as the H200 counts
 a load's backlog) and go to L2, and the line is allocated
 with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. Stores write through to L2
-without allocating; a store the SM merged into an earlier one of its warp (``merged``: its bytes went to L2
-with that one, :meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. A store leaves the
+without allocating, telling it whether the store is one L1 could merge with its warp's next stores (at most
+``merge_sectors`` sectors in ``merge_lines`` lines: :meth:`smsim.mem.l2.L2._merge_partial`); a store the SM
+merged into an earlier one of its warp (``merged``: its bytes went to L2 with that one,
+:meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. A store leaves the
 SM once no more than ``store_credits`` of this SM's L2 write requests (one a line a store touches) are in
 flight to L2 with its own (sent, and L2's acknowledgement of
 taking them not back): it waits for L2 to take earlier ones. A reduction (an atomic whose result nobody
@@ -92,7 +94,8 @@ class L1:
         if merged:
             done = tend
         elif kind == "st":
-            done = self._credited(self.stores, lines, tend, lambda at: self.l2.write(sectors, at, ops))
+            narrow = len(sectors) <= spec.merge_sectors and lines <= spec.merge_lines
+            done = self._credited(self.stores, lines, tend, lambda at: self.l2.write(sectors, at, ops, narrow))
         elif kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
             done = self._credited(self.reductions, int(per_sector.sum()) if kind == "red" else 0, tend,

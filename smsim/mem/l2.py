@@ -16,10 +16,11 @@ leaves L2 still not written whole (``smsim.l2.partial_sectors_completed``), as t
 completes it for HBM3e's sector-wide ECC: scattered 4-byte stores into 64 MB read 32 bytes from DRAM per
 sector they touch (``streams.store_stride8``, ``ordinary.scale_stride16``), into 512 KB none (it stays in
 L2), and two stores that fill a sector between them (``ordinary.branchy``) read nothing. The slices take
-each written sector ``write_sector_cycles``, and each line a store writes in part into sectors they do not
-hold whole ``partial_write_cycles - write_sector_cycles`` more (the read-modify-write of its merge, once per
-line the store's request brings: a store of one sector a line pays ``partial_write_cycles`` a sector, one
-of four sectors a line much less); the ``slices`` slices
+each written sector ``write_sector_cycles``, and each line a store writes in part
+``partial_write_cycles - write_sector_cycles`` more (the read-modify-write of its merge, once per line the
+store's request brings: a store of one sector a line pays ``partial_write_cycles`` a sector, one of four
+sectors a line much less; a store L1 could have merged, into sectors they hold whole, not: see
+:meth:`L2._merge_partial`); the ``slices`` slices
 serve all ``busy`` SMs alike, so this SM's written sectors queue at ``slices / busy`` per those cycles, and a
 store is acknowledged once taken (``transpose.naive``'s uncoalesced stores are bound by the first on an
 H200, ``streams.gs_write_w64``'s coalesced ones by the second).
@@ -33,9 +34,9 @@ sectors over when the block starts (:meth:`held_by_others`); a miss of this SM's
 of this SM's, its data there when the other SM's read is back (:meth:`smsim.mem.dram.Dram.fetched_by_others`);
 it is not allocated in this SM's share, whose capacity is for this SM's own data (:meth:`_from_others`).
 A line whose other sectors grid neighbours on other SMs use (a 16-wide block's half rows, a misaligned row's
-ends) is one line slot of the device's L2, that part of it this SM's: told what part of the sectors of the
-lines they store into the first blocks own (:meth:`share_lines`), the share holds as many more lines in its
-bytes.
+ends) is one line slot of the device's L2, that part of it this SM's: told what part of the touched sectors
+of their lines the first blocks own, where they store (:meth:`share_lines`; lines read whole count whole), the
+share holds as many more lines in its bytes.
 With ``l2.sharing = "device"`` the rest of the grid too: :class:`DeviceL2` runs every block's sectors, in
 block order, through one cache of the device's usable capacity, and what it holds of a timed block's sectors
 when the block starts is handed over the same way (a gathered table, a histogram's bins, a matrix
@@ -155,13 +156,16 @@ class L2:
             if spec.partial_bytes else 1 << 62
 
     def share_lines(self, fraction: float) -> None:
-        """The sectors the timed blocks store into are ``fraction`` of those the lines they store into hold in
-        the device's L2 (the rest their grid neighbours', on other SMs: a 16-wide block's rows of 64 bytes, a
-        misaligned row's ends): each of those lines takes that part of one of the device's line slots, so
-        this share holds ``1 / fraction`` as many lines (at most a sector a line's worth) in the bytes it has. Called
-        once, before any block's access, when the cache holds only what it held at the kernel's start
-        (kept, in its order). ``lessons.upsample2x`` and the 16x16-block stencils write back to DRAM 12-19%
-        more than the H200 (which leaves that much more dirty at the kernel's end) with a share of whole lines."""
+        """The timed blocks' sectors are on average ``fraction`` of the touched sectors of the lines they are in,
+        in the device's L2 (the rest their grid neighbours', on other SMs: a 16-wide block's rows of 64 bytes, a
+        misaligned row's ends; a line read whole is the block's whole): each line takes that part of one of the
+        device's line slots, so this share holds ``1 / fraction`` as many lines (at most a sector a line's
+        worth) in the bytes it has. Called once, before any block's access, when the cache holds only what it
+        held at the kernel's start (kept, in its order). ``lessons.upsample2x`` and the 16x16-block stencils
+        write back to DRAM 12-19% more than the H200 (which leaves that much more dirty at the kernel's end) with
+        a share of whole lines; ``course.maxpool2x2`` (two rows of 32 floats read for each of 16 written) 4.4
+        MB of the H200's 10.2 when the half lines it writes alone set the fraction, 10.2 with the whole lines it
+        reads counted."""
         if not 0.0 < fraction < 1.0:
             return
         spec, old = self.spec, self.cache
@@ -292,37 +296,46 @@ class L2:
             self.cache.fill(sectors, ready)
         return now
 
-    def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
+    def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,
+              narrow: bool = True) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each, counted as
-        ``smsim.l2.partial_sector_writes`` where short of a sector); the cycle L2 has them."""
+        ``smsim.l2.partial_sector_writes`` where short of a sector; ``narrow``: see :meth:`_merge_partial`);
+        the cycle L2 has them."""
         spec = self.spec
         _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
         self.sectors_write += len(sectors)
         held = self.cache.contains(sectors)
-        merged = self._merge_partial(sectors, written, held, done)
+        merged = self._merge_partial(sectors, written, held, done, narrow)
         self._complete_partial(sectors, written, held, done)
         self._fill(sectors, done, t)
         sent = self.dram.write(sectors, done)         # written through: L2 holds them until HBM starts on them
         return max(done, merged, sent) + spec.hit_latency_cycles
 
-    def _merge_partial(self, sectors: np.ndarray, written: np.ndarray | None, held: np.ndarray, t: float) -> float:
+    def _merge_partial(self, sectors: np.ndarray, written: np.ndarray | None, held: np.ndarray, t: float,
+                       narrow: bool = True) -> float:
         """The slices take a store's sectors: each costs a slice ``write_sector_cycles``, and each line
-        holding sectors written only in part into sectors they do not hold whole (``held``: L2 held it before
-        this store; :meth:`_held_in_part` says which of those only in part) ``partial_write_cycles -
-        write_sector_cycles`` more, once per line (a read-modify-write per line request: one sector a line
-        written in part costs ``partial_write_cycles`` as the uncoalesced transposes measure, four sectors a
-        line 1.82 cycles a sector, ``docs/hardware/store_merge_hw.md``'s ``warp_k1_dense`` against
-        ``warp_k1_spread``'s 3.12; a partial write into a sector held whole, read before as ``p[i, 0] +=``
-        reads its record, merges at the whole-sector rate). The ``slices`` slices do that for all ``busy``
-        SMs alike, so this SM's writes are served one after another at ``slices / busy`` times those cycles:
-        the cycle the last of them is done (``t`` if they cost nothing)."""
+        holding sectors written only in part ``partial_write_cycles - write_sector_cycles`` more, once per
+        line (a read-modify-write per line request: one sector a line written in part costs
+        ``partial_write_cycles`` as the uncoalesced transposes measure, four sectors a line 1.82 cycles a
+        sector, ``docs/hardware/store_merge_hw.md``'s ``warp_k1_dense`` against ``warp_k1_spread``'s 3.12).
+        Into a sector L2 held whole before the store (``held``; :meth:`_held_in_part` says which of those only
+        in part), a ``narrow`` store's part merges at the whole-sector rate: one that L1 could merge with its
+        warp's next stores into the same sectors (``l1.merge_sectors`` in ``l1.merge_lines``), as the H200
+        merges most of ``particles_aos4``'s two field stores after a wait on their loads that smsim's
+        look-ahead (:meth:`smsim.sm.SM._merge_ahead`) does not pass, those it merged paying for one write
+        (``docs/hardware/store_window_hw.md``). A wider store, which the H200 never merges, pays for its part
+        whatever L2 holds: ``course.prefix_row32``'s stores of one word a line into the sectors its loads
+        just brought take what ``warp_k1_spread``'s into sectors L2 did not hold take (274.1 and 274.9 us for
+        the same 16.8 M L2 write sectors). The ``slices`` slices do that for all ``busy`` SMs alike, so this
+        SM's writes are served one after another at ``slices / busy`` times those cycles: the cycle the last
+        of them is done (``t`` if they cost nothing)."""
         spec = self.spec
         n = len(sectors)
         part = 0
         if written is not None and spec.partial_write_cycles:
             short = written < spec.sector_bytes
             if short.any():
-                merge = short & ~(held & ~self._held_in_part(sectors))
+                merge = short & ~(held & ~self._held_in_part(sectors)) if narrow else short
                 part = len(np.unique(sectors[merge] // self.cache.sectors_per_line)) if merge.any() else 0
         cost = part * (spec.partial_write_cycles - spec.write_sector_cycles) + n * spec.write_sector_cycles
         if not cost:

@@ -70,7 +70,8 @@ class WriteBackL2(L2):
                 self.dirty[line] = dict.fromkeys(range(spl), spec.sector_bytes)
             self.n_dirty = len(start)
 
-    def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None) -> float:
+    def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,
+              narrow: bool = True) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each); the cycle L2 has
         them. Nothing goes to DRAM now."""
         spec = self.spec
@@ -86,7 +87,7 @@ class WriteBackL2(L2):
             whole = self._theirs(sectors) | held
             if self.completed:
                 held = whole
-        merged = self._merge_partial(sectors, written, held, done)
+        merged = self._merge_partial(sectors, written, held, done, narrow)
         sent = self._fill(sectors, done, t)
         spl = self.cache.sectors_per_line
         writers, filled, merging = self.writers, self.filled, self.merging
