@@ -70,17 +70,16 @@ def run(out_path: str, ncu: str) -> None:
     hw_probe.write(out_path, steps=list(STEPS), a=A, b=B, rows=rows)
 
 
+def simulated(rows: list) -> list:
+    """smsim's rows for the H200's ``rows``."""
+    import numpy as np
+    return hw_probe.simulated(rows, lambda r: (KERNELS[r["kernel"]], 1, 32, _args(np, r["kernel"], r["n"])))
+
+
 def simulate(path: str) -> None:
     """smsim's cycles and instructions per step (h200, numba's front end, the SASS stream) beside the H200's."""
-    import numpy as np
-
-    import smsim
     data = json.loads(pathlib.Path(path).read_text())
-    sim_rows = []
-    for row in data["rows"]:
-        res = smsim.launch(KERNELS[row["kernel"]], 1, 32, _args(np, row["kernel"], row["n"]), config="h200",
-                           compiler="numba", overrides={"scheduler.stream": "sass"})
-        sim_rows.append(dict(kernel=row["kernel"], n=row["n"], metrics=res.metrics))
+    sim_rows = simulated(data["rows"])
     hw, sim = per_step(data["rows"]), per_step(sim_rows)
     hwi, simi = per_step(data["rows"], "smsp__inst_executed.sum"), per_step(sim_rows, "smsp__inst_executed.sum")
     for name in KERNELS:

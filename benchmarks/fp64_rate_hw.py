@@ -87,17 +87,10 @@ def run(out_path: str, ncu: str) -> None:
 
 
 def simulated(rows: list) -> list:
-    """smsim's rows (h200, numba's front end, the SASS stream, one SM's share of the blocks)."""
+    """smsim's rows (one SM's share of the blocks) for the H200's ``rows``."""
     import numpy as np
-
-    import smsim
-    out = []
-    for row in rows:
-        res = smsim.launch(KERNELS[row["kernel"]], BLOCKS, THREADS, _args(np, row["kernel"], row["n"]),
-                           config="h200", compiler="numba", overrides={"scheduler.stream": "sass"},
-                           complete=False)
-        out.append(dict(kernel=row["kernel"], n=row["n"], metrics=res.metrics))
-    return out
+    return hw_probe.simulated(rows, lambda r: (KERNELS[r["kernel"]], BLOCKS, THREADS, _args(np, r["kernel"], r["n"])),
+                              complete=False)
 
 
 def simulate(path: str) -> None:

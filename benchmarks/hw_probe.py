@@ -1,7 +1,8 @@
 """What the hardware probes share (``sched_order_hw``, ``sm_spread_hw``, ``atomics_hw``, ``dram_segments_hw``):
 numba-cuda with its numpy workaround, special-register intrinsics, a kernel that clears L2 by reading, CUDA
 event timing of long launches, the command line that writes a probe's JSON, and for the probes ncu profiles
-(``store_paths_hw``, ``loop_trip_hw``) the stall reasons they record with each launch.
+(``store_paths_hw``, ``loop_trip_hw``) the stall reasons they record with each launch; and, on any machine,
+smsim's rows beside a probe's recorded ones (:func:`simulated`).
 
 Life of a probe run: ``main(__doc__, run)`` parses ``--out``, calls ``run(out)``, which launches its kernels
 (made with :func:`numba_cuda` and :func:`special`), times them with :func:`event_ns` where a kernel is long
@@ -168,3 +169,16 @@ def top_stalls(m: dict, n: int = 3) -> str:
     st = {s: m.get(stall_metric(s), 0.0) for s in STALLS}
     return " ".join(f"{k} {v:.1f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1])[:n])
 
+
+def simulated(rows: list, launch: Callable[[dict], tuple], **kw: Any) -> list:
+    """smsim's rows for a probe's recorded ``rows`` (h200, numba's front end, the SASS stream, as the H200 ran
+    numba's code): ``launch(row)`` gives each row's kernel, grid, block and arguments (``kw``: more of
+    :func:`smsim.launch`'s); each row as it was, its metrics smsim's."""
+    import smsim
+    out = []
+    for row in rows:
+        kernel, grid, block, args = launch(row)
+        res = smsim.launch(kernel, grid, block, args, config="h200", compiler="numba",
+                           overrides={"scheduler.stream": "sass"}, **kw)
+        out.append({**row, "metrics": res.metrics})
+    return out

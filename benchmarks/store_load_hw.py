@@ -60,16 +60,9 @@ def per_step(rows: list, key: str = "sm__cycles_elapsed.max") -> dict:
 
 
 def simulated(rows: list) -> list:
-    """smsim's rows (h200, numba's front end, the SASS stream) for the H200's ``rows``."""
+    """smsim's rows for the H200's ``rows``."""
     import numpy as np
-
-    import smsim
-    out = []
-    for row in rows:
-        res = smsim.launch(KERNELS[row["kernel"]], 1, row["threads"], _args(np, row["threads"], row["n"]),
-                           config="h200", compiler="numba", overrides={"scheduler.stream": "sass"})
-        out.append(dict(kernel=row["kernel"], threads=row["threads"], n=row["n"], metrics=res.metrics))
-    return out
+    return hw_probe.simulated(rows, lambda r: (KERNELS[r["kernel"]], 1, r["threads"], _args(np, r["threads"], r["n"])))
 
 
 def run(out_path: str, ncu: str) -> None:

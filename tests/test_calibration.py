@@ -464,13 +464,7 @@ def test_dependent_float64_chains_take_the_h200s_cycles_a_step():
     root 100 (libdevice's MUFU and DFMA steps), an FFMA 4.3; within 5%. libdevice's exp: within 10% (smsim
     issues one instruction a step fewer than the H200: 25 of 26)."""
     from benchmarks import fp64_chain_hw as F
-    np_ = np
-    sim_rows = []
-    for row in _FP64["rows"]:
-        res = smsim.launch(F.KERNELS[row["kernel"]], 1, 32, F._args(np_, row["kernel"], row["n"]), config="h200",
-                           compiler="numba", overrides={"scheduler.stream": "sass"})
-        sim_rows.append(dict(kernel=row["kernel"], n=row["n"], metrics=res.metrics))
-    hw, sim = F.per_step(_FP64["rows"]), F.per_step(sim_rows)
+    hw, sim = F.per_step(_FP64["rows"]), F.per_step(F.simulated(_FP64["rows"]))
     assert hw["dfma"] == pytest.approx(8.1, abs=0.1) and hw["ffma"] == pytest.approx(4.3, abs=0.1)
     for name in F.KERNELS:
         assert sim[name] == pytest.approx(hw[name], rel=0.10 if name == "dexp" else 0.05), name
