@@ -86,11 +86,12 @@ def run(out_path: str, ncu: str) -> None:
     hw_probe.write(out_path, steps=list(STEPS), blocks=BLOCKS, threads=THREADS, a=A, b=B, rows=rows)
 
 
-def simulated(rows: list) -> list:
-    """smsim's rows (one SM's share of the blocks) for the H200's ``rows``."""
+def simulated(rows: list, **kw) -> list:
+    """smsim's rows (one SM's share of the blocks) for the H200's ``rows`` (``kw``: more of
+    :func:`hw_probe.simulated`'s)."""
     import numpy as np
     return hw_probe.simulated(rows, lambda r: (KERNELS[r["kernel"]], BLOCKS, THREADS, _args(np, r["kernel"], r["n"])),
-                              complete=False)
+                              complete=False, **kw)
 
 
 def simulate(path: str) -> None:

@@ -173,12 +173,13 @@ def top_stalls(m: dict, n: int = 3) -> str:
 def simulated(rows: list, launch: Callable[[dict], tuple], **kw: Any) -> list:
     """smsim's rows for a probe's recorded ``rows`` (h200, numba's front end, the SASS stream, as the H200 ran
     numba's code): ``launch(row)`` gives each row's kernel, grid, block and arguments (``kw``: more of
-    :func:`smsim.launch`'s); each row as it was, its metrics smsim's."""
+    :func:`smsim.launch`'s, ``overrides`` among them, on top of the SASS stream); each row as it was, its metrics
+    smsim's."""
     import smsim
+    overrides = {"scheduler.stream": "sass", **kw.pop("overrides", {})}
     out = []
     for row in rows:
         kernel, grid, block, args = launch(row)
-        res = smsim.launch(kernel, grid, block, args, config="h200", compiler="numba",
-                           overrides={"scheduler.stream": "sass"}, **kw)
+        res = smsim.launch(kernel, grid, block, args, config="h200", compiler="numba", overrides=overrides, **kw)
         out.append({**row, "metrics": res.metrics})
     return out

@@ -318,6 +318,42 @@ def pipe_of(ins: SassIns) -> str:
     return PIPE.get(ins.base, "other")
 
 
+#: arithmetic pipes whose source operands come from the register file's banks (:func:`register_reads`)
+REGISTER_READ_PIPES = ("fma", "alu", "fp64", "xu")
+_VREG = re.compile(r"(?<![\w.])R(\d+)")
+_WIDE_SOURCE = re.compile(r"\.(F64|S64|U64)$")
+
+
+def register_reads(ins: SassIns, banks: int = 2) -> tuple:
+    """Per register-file bank (register number mod ``banks``), the source registers an arithmetic SASS
+    instruction (:data:`REGISTER_READ_PIPES`) reads from it: the vector registers among its operands after
+    the first (the destination), each once however often it is named, ``RZ``, uniform registers, constants,
+    immediates and predicates reading no bank; a 64-bit operand (every register operand of ``DADD``,
+    ``DMUL``, ``DFMA``, ``DSETP``, ``DMNMX``; the addend of ``IMAD.WIDE``; the source of a conversion from a
+    64-bit type) is a register pair. Operand reuse flags are ignored (see :mod:`smsim.sass_stream`).
+    ``()`` for other instructions (memory, branches, the uniform datapath)."""
+    if pipe_of(ins) not in REGISTER_READ_PIPES or banks < 1:
+        return ()
+    ops = [o for o in (x.strip() for x in ins.operands.split(",")) if o][1:]
+    base = ins.base
+    pairs = base in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX")
+    wide_at = -1
+    if base == "IMAD" and "WIDE" in ins.opcode.split("."):
+        wide_at = 2
+    elif base in ("F2F", "F2I", "I2F", "F2IP", "I2FP", "FRND") and _WIDE_SOURCE.search(ins.opcode):
+        pairs = True
+    counts = [0] * banks
+    seen: set = set()
+    for k, o in enumerate(ops):
+        for m in _VREG.finditer(o):
+            r = int(m.group(1))
+            for q in ((r, r + 1) if pairs or k == wide_at else (r,)):
+                if q not in seen:
+                    seen.add(q)
+                    counts[q % banks] += 1
+    return tuple(counts)
+
+
 MEMORY_OPS = ("LDG", "STG", "LD", "ST", "LDL", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "ATOMS")
 #: reductions: an atomic whose result nobody reads (sm_90 writes global ones ``REDG``)
 REDUCTION_OPS = ("RED", "REDG")

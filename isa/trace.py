@@ -34,7 +34,7 @@ from .program import Addr, Reg
 class OpInfo:
     """What the timing model needs to know about one instruction, computed once per program."""
     __slots__ = ("op", "srcs", "dsts", "results", "unit", "latency", "cost", "space", "nbytes", "mem", "cache_op",
-                 "barrier", "fence", "branch", "line", "float_add", "one_op")
+                 "barrier", "fence", "branch", "line", "float_add", "one_op", "rf")
 
     def __init__(self, op: Op, prog: Any):
         ins = op.ins
@@ -59,6 +59,7 @@ class OpInfo:
         self.fence = name == "membar"
         self.branch = name == "bra"
         self.one_op = False               # a SASS atomic that adds its active lanes' count once (``.POPC``)
+        self.rf: tuple = ()               # register-file banks it reads (the SASS stream's only)
 
 
 def _reg_operands(ops):

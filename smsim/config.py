@@ -71,6 +71,8 @@ class SchedulerSpec:
     wide_dispatch_cycles: float = 1.0  # SASS: an IMAD.WIDE (a 64-bit integer product) holds its sub-partition's
                                        # dispatch this long (no other warp issues meanwhile)
     hi_dispatch_cycles: float = 1.0    # SASS: ... an IMAD.HI (the product's high half) this long
+    register_banks: int = 0           # SASS: banks of a sub-partition's register file, each reading one source
+                                      # register a cycle for an arithmetic instruction (0: not modelled)
 
 
 @dataclass(frozen=True)
@@ -338,6 +340,8 @@ def _value(t, v, key: str, source: str):
 
 #: ``l2.sharing``: what this SM's share of L2 holds that other SMs brought in ("private": nothing)
 L2_SHARING = ("private", "neighbours", "device")
+#: the most register-file banks ``scheduler.register_banks`` may name (smsim.sass_stream.RF_UNITS)
+MAX_REGISTER_BANKS = 32
 #: keys that take one of a fixed set of names (the model keys take their registry's: registry.BY_KEY)
 _CHOICES = {"l1.replacement": tuple(REPLACEMENTS), "l2.replacement": tuple(REPLACEMENTS), "l2.sharing": L2_SHARING}
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
@@ -347,7 +351,7 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
-           "store_credits", "merge_sectors", "merge_lines"}
+           "store_credits", "merge_sectors", "merge_lines", "register_banks"}
 
 
 def _check(obj, prefix: str, source: str) -> None:
@@ -393,6 +397,9 @@ def _check(obj, prefix: str, source: str) -> None:
             raise ConfigError(f"{source}: {prefix}max_shared_per_block_bytes exceeds {prefix}shared_bytes")
     if isinstance(obj, SchedulerSpec) and obj.stream not in STREAMS:
         raise ConfigError(f"{source}: {prefix}stream = {obj.stream!r}; choose one of {', '.join(STREAMS)}")
+    if isinstance(obj, SchedulerSpec) and obj.register_banks > MAX_REGISTER_BANKS:
+        raise ConfigError(f"{source}: {prefix}register_banks = {obj.register_banks} must be at most "
+                          f"{MAX_REGISTER_BANKS} (0: not modelled)")
     if isinstance(obj, SharedSpec) and obj.banks * obj.bank_width_bytes % 4:
         raise ConfigError(f"{source}: {prefix}banks x bank_width_bytes must be a multiple of 4")
     if isinstance(obj, Config):

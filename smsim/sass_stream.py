@@ -25,9 +25,20 @@ accesses. :func:`infos` gives each SASS instruction what the SM needs to issue i
   parameters or ``.const`` data wait on (register id ``nregs + 6``; a miss shows as ``imc_miss``); the
   driver's words below the parameters are in the constant cache from the launch.
 
-What it leaves out: register bank conflicts and the reuse cache, dual-issue limits of the uniform
-datapath, and predicates: a guarded SASS instruction is issued whether or not its guard holds (so an
-early ``@P EXIT`` does not end the warp there; the PTX trace decides where the warp goes).
+* the register file's banks (``scheduler.register_banks``, 2 on the H100/H200: register number mod 2):
+  each bank reads one source register of a warp-instruction a cycle, so an arithmetic instruction that
+  reads ``n > 1`` registers from one bank (:func:`isa.sass.register_reads`: ``FFMA R8, R8, R4, R5`` two from
+  bank 0, ``DFMA R8, R8, UR6, R4`` two from each) holds that bank ``n`` cycles, and any warp's next
+  instruction reading it waits (``dispatch_stall``; an FP64 one ``math_pipe_throttle``, as the H200 counts
+  it: the ``DFMA`` chain's wait shows there, not as ``dispatch_stall``). Bank ``b`` is a pipe of the
+  sub-partition named ``rf<b>`` (:data:`RF_UNITS`). The operand reuse cache is left out: with the warps
+  taking turns at the dispatch, as when the banks are the limit, the operand a warp marked for reuse is gone
+  by its next instruction (``benchmarks/fp64_rate_hw.py``: the ``FFMA`` chain at 16 warps a sub-partition
+  takes the time of all its bank reads, reuse flags or not).
+
+What it leaves out: dual-issue limits of the uniform datapath, register reads of memory instructions, and
+predicates: a guarded SASS instruction is issued whether or not its guard holds (so an early ``@P EXIT`` does
+not end the warp there; the PTX trace decides where the warp goes).
 """
 from __future__ import annotations
 
@@ -36,6 +47,7 @@ from typing import Any, Sequence
 
 from isa import sass as sass_mod
 
+from .config import MAX_REGISTER_BANKS
 from .front_end import PARAM_BANK_OFFSET
 
 #: Not measured: cycles until a store's or shared access's source registers are read and its read
@@ -45,6 +57,8 @@ SCOREBOARDS = 6
 #: SASS pipe (isa.sass.pipe_of) -> the config's pipe (``pipes.<name>``); "" issues to no modelled pipe
 PIPE_UNIT = {"fma": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu", "branch": "branch", "uniform": "",
              "lsu": "", "mio": "", "other": ""}
+#: the sub-partition's pipe names for its register-file banks (``pipe_free`` keys; reason ``dispatch_stall``)
+RF_UNITS = tuple(f"rf{b}" for b in range(MAX_REGISTER_BANKS))
 _SYNC = ("SHFL", "VOTE", "VOTEU", "MATCH", "REDUX")
 #: integer multiply-adds: ``pipes.imad`` (those with a modifier of IMAD_WIDE: ``pipes.imad_wide``'s interval)
 IMAD_OPS = ("IMAD", "IMUL")
@@ -60,10 +74,13 @@ class SassInfo:
     ``special``: an ``S2UR``, which waits for the SM's special-register unit (:mod:`smsim.special`);
     ``resolve``: cycles a branch (or a ``BSYNC``) holds the warp past ``stall``, ``branch_resolving``;
     ``one_op``: an atomic that adds the count of its active lanes once (``ATOMS.POPC.INC``: ptxas's code for
-    every lane adding 1 to one address), one operation however many lanes the PTX names."""
+    every lane adding 1 to one address), one operation however many lanes the PTX names; ``rf``: the
+    register-file banks (:data:`RF_UNITS`) it reads, which must be free for it to issue, and ``rf_book``:
+    ``(bank, cycles)`` for those it holds more than its issue cycle."""
     __slots__ = ("op", "ins", "index", "ptx", "srcs", "dsts", "results", "unit", "latency", "cost", "space",
                  "nbytes", "mem", "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb",
-                 "latency_cycles", "sass", "float_add", "special", "resolve", "one_op", "spec", "shift")
+                 "latency_cycles", "sass", "float_add", "special", "resolve", "one_op", "spec", "shift", "rf",
+                 "rf_book")
 
     def __init__(self, index: int, sass: Any, line: int | None, ptx: int | None = None):
         self.op = self.ins = self
@@ -83,6 +100,8 @@ class SassInfo:
         self.resolve = 0.0
         self.one_op = False
         self.shift = 0                           # bytes a merged access starts below its PTX load's address
+        self.rf: tuple = ()                      # register-file banks it reads, and those it holds (bank, cycles)
+        self.rf_book: tuple = ()
         self.spec = ""                           # the pipe spec (``pipes.<spec>``) of its issue interval, if not
                                                  # its unit's
 
@@ -115,6 +134,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
     const_reg = nregs + SCOREBOARDS
     body = prog.kernel.body
     pipes = cfg.pipes
+    banks = cfg.scheduler.register_banks
     out: list = []
     for i, s in enumerate(replay.sass):
         j = s.ptx if s.ptx is not None and s.ptx < len(body) else None
@@ -148,6 +168,9 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
             info.latency = p.latency
             if i in replay.merged:               # one access for neighbouring PTX ones: its width and start
                 info.nbytes, _, info.shift = replay.merged[i]
+        reads = sass_mod.register_reads(s, banks) if banks else ()
+        info.rf = tuple(RF_UNITS[b] for b, n in enumerate(reads) if n)
+        info.rf_book = tuple((RF_UNITS[b], n) for b, n in enumerate(reads) if n > 1)
         info.barrier = s.base == "BAR" and "ARV" not in s.opcode
         info.fence = s.base in ("MEMBAR", "FENCE")
         info.branch = s.base in ("BRA", "BRX", "JMP", "JMX", "RET", "CALL")

@@ -3,9 +3,10 @@
 Life of a cycle: the SM's clock (:class:`Clock`, one SimPy process) runs each sub-partition, which asks its
 policy for the order in which to consider its resident warps (:mod:`smsim.policies`: ``oldest_block``, ``lrr``, ``gto``,
 ``two_level``, chosen by ``scheduler.policy``), and issues the first warp whose next instruction is ready
-(:attr:`Warp.ready_at`) and whose pipe or queue has room (its sub-partition's pipes, or the SM's memory
-queues, :meth:`smsim.sm.SM.mem_blocked`; a warp held up there is noted as throttled,
-:meth:`smsim.warp.Warp.block_on`). Issuing takes as many cycles as the instruction's issue slots (0 for
+(:attr:`Warp.ready_at`) and whose pipe or queue has room (its sub-partition's pipes, the register-file banks
+a SASS instruction reads (:mod:`smsim.sass_stream`), or the SM's memory queues,
+:meth:`smsim.sm.SM.mem_blocked`; a warp held up there is noted as throttled, :meth:`smsim.warp.Warp.block_on`).
+Issuing takes as many cycles as the instruction's issue slots (0 for
 ``ld.param`` and ``cvta``, 2-3 for 64-bit integer arithmetic in the PTX stream), or, for a SASS 64-bit
 integer product, as long as it holds the sub-partition's dispatch (:meth:`SubPartition.hold`: the other
 warps wait as ``dispatch_stall``); then the scheduler looks again. A
@@ -94,11 +95,16 @@ class SubPartition:
                 if until is None:
                     return w, wake
             else:
-                until = pipe_free.get(info.unit, 0.0)
+                unit = info.unit
+                until = pipe_free.get(unit, 0.0)
+                for bank in info.rf:                    # the register-file banks it reads (SASS)
+                    u = pipe_free.get(bank, 0.0)
+                    if u > until:
+                        until, unit = u, bank
                 if until <= t:
                     return w, wake
-                if until > w.blocked_until:             # ready, but its pipe is busy
-                    w.block_on(until, throttle[info.unit], (self, info.unit), t)
+                if until > w.blocked_until:             # ready, but its pipe (or a bank) is busy
+                    w.block_on(until, throttle[unit if info.unit != "fp64" else "fp64"], (self, unit), t)
             if until < wake:
                 wake = until
         for w in self.policy.parked:

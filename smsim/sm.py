@@ -176,15 +176,16 @@ class SM:
         self._ptx_cost = [op.cost for op in launch.prog.ops]
         pipes = spec.pipes
         self.throttle = {u: _THROTTLE.get(u, _MIO) for u in {i.unit for i in self.infos}}
+        self.throttle.update((b, R["dispatch_stall"]) for i in self.infos for b in i.rf)
         self.execs = [self._exec(i, getattr(pipes, getattr(i, "spec", "") or i.unit, None)) for i in self.infos]
         self.branch_latency = pipes.branch.latency_cycles
         #: with ``replay``, per SASS instruction that is neither memory, barrier nor ``S2UR`` (else None): what
         #: :meth:`_issue_sass` does with it, ``(issue slots, stall, resolve, read scoreboard, results, result
         #: latency, pipe, its issue interval, the cycles it holds its sub-partition's dispatch (0: its slots
-        #: only, :meth:`_hold`))``
+        #: only, :meth:`_hold`), the register-file banks it holds past its issue cycle)``
         self.plain = [None if i.mem or i.barrier or i.special else
                       (i.cost, i.stall, i.resolve, i.read_sb, i.results, i.latency_cycles, i.unit, e[0],
-                       self._hold(i, spec.scheduler))
+                       self._hold(i, spec.scheduler), i.rf_book)
                       for i, e in zip(self.infos, self.execs)] if replay is not None else []
 
     @staticmethod
@@ -572,11 +573,13 @@ class SM:
         pc = info.index
         plain = self.plain[pc]
         if plain is not None:                  # the one call to the warp for all the issue does
-            slots, stall, resolve, read_sb, results, latency, unit, interval, hold = plain
+            slots, stall, resolve, read_sb, results, latency, unit, interval, hold, rf_book = plain
             w.account(t, slots, pc)
             self.stats.inst[pc] += 1
             if interval:
                 sub.book(unit, t, interval)
+            for bank, cycles in rf_book:       # register-file banks it reads more than one register from
+                sub.book(bank, t, cycles)
             if not w.issued_sass(t, slots, stall, resolve, read_sb, t + READ_SCOREBOARD_CYCLES, results,
                                  t + latency):
                 self._exit(w, t + (slots if slots > 1 else 1), pc)

@@ -104,6 +104,12 @@ def test_a_bad_stream_name_is_a_config_error():
         smsim.config.load("h200", {"scheduler.stream": "sassy"})
 
 
+@pytest.mark.parametrize("banks, message", [(40, "at most 32"), (-1, ">= 0"), (1.5, "integer")])
+def test_a_bad_register_bank_count_is_a_config_error(banks, message):
+    with pytest.raises(smsim.config.ConfigError, match=f"scheduler.register_banks.*{message}"):
+        smsim.config.load("h200", {"scheduler.register_banks": banks})
+
+
 @needs_tools
 def test_replay_takes_every_memory_execution_once_and_issues_ptxas_order():
     k, c, s = _kernel("transpose.copy_shared")
@@ -441,3 +447,68 @@ def test_a_dispatch_hold_keeps_the_other_warps_waiting_as_dispatch_stall():
     sub.warps = [issuer, other]
     sub.hold(issuer, 10.0, 4)
     assert other.blocked == [(14.0, DISPATCH)] and issuer.blocked == []
+
+
+def _ins(text: str) -> "sass.SassIns":
+    op, _, rest = text.partition(" ")
+    return sass.SassIns(0, None, op, rest, None, sass.Control.of(0))
+
+
+@pytest.mark.parametrize("text, reads", [
+    ("FFMA R8, R8, R4.reuse, R5", (2, 1)),           # the chain of fp64_rate_hw: R8 and R4 in bank 0
+    ("FADD R5, R5, UR6", (0, 1)),                    # a uniform register reads no bank
+    ("DFMA R8, R8, UR6, R4", (2, 2)),                # float64 operands are register pairs
+    ("DFMA R8, R8, R8, R8", (1, 1)),                 # a register named twice is read once
+    ("IMAD.WIDE R2, R3, 0x4, R4", (1, 2)),           # the addend of a 64-bit product is a pair
+    ("IMAD.MOV.U32 R4, RZ, RZ, R16", (1, 0)),        # RZ reads nothing; the destination is not read
+    ("ISETP.GT.U32.AND P0, PT, R7, RZ, PT", (0, 1)),
+    ("F2F.F32.F64 R0, R2", (1, 1)),                  # a conversion from float64 reads a pair
+    ("FSETP.GT.AND P0, PT, |R0|, c[0x0][0x210], PT", (1, 0)),
+    ("LDG.E R2, desc[UR4][R2.64]", ()),              # memory instructions are not counted
+    ("BRA `(.L_x_3)", ()),
+])
+def test_register_reads_count_source_registers_per_bank(text, reads):
+    assert sass.register_reads(_ins(text)) == reads
+
+
+def test_an_instruction_waits_for_the_register_bank_another_holds_as_dispatch_stall():
+    """A bank held past its issue cycle (two source registers from it) keeps any warp's next instruction that
+    reads the bank from issuing until it is free (``dispatch_stall``; an FP64 instruction's wait counts as
+    ``math_pipe_throttle``, as the H200 shows it); one reading only the other bank issues."""
+    from smsim.scheduler import SubPartition
+    from smsim.warp import DISPATCH, R
+
+    class _Info:
+        mem = None
+
+        def __init__(self, unit, rf):
+            self.unit, self.rf = unit, rf
+
+    class _W:
+        blocked_until = 0.0
+
+        def __init__(self, info):
+            self.info, self.ready_at, self.blocked = info, 0.0, []
+
+        def block_on(self, until, reason, pipe=None, now=0.0):
+            self.blocked.append((until, reason, pipe[1]))
+
+    class _Policy:
+        parked: list = []
+
+        @staticmethod
+        def order(warps, t):
+            return warps
+
+    sub = SubPartition.__new__(SubPartition)
+    sub.sm = type("SM", (), {"throttle": {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"],
+                                          "rf0": DISPATCH, "rf1": DISPATCH}, "mem_blocked": None})()
+    sub.policy, sub.pipe_free, sub.pipe_held = _Policy(), {}, {}
+    sub.book("rf0", 10.0, 2)                         # an FFMA R8, R8, R4, R5 issued at 10
+    a, b = _W(_Info("fp32", ("rf0", "rf1"))), _W(_Info("fp64", ("rf0",)))
+    c = _W(_Info("fp32", ("rf1",)))
+    sub.warps = [a, b, c]
+    assert sub.select(11.0) == (c, 12.0)
+    assert a.blocked == [(12.0, DISPATCH, "rf0")] and b.blocked == [(12.0, R["math_pipe_throttle"], "rf0")]
+    sub.warps = [a]
+    assert sub.select(12.0)[0] is a

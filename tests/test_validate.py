@@ -183,8 +183,13 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # 4.35%, 6.88% before a store wider than L1 merges paid its partial sectors' read-modify-write into sectors
     # L2 holds whole (l2.py _merge_partial): course.prefix_row32 full 0.56 -> 1.007, at this size
     # routine.scatter_perm 1.105 -> 1.125 (full 0.86 -> 1.19)
+    # 4.36%, 91.0%, 6.88%, 95.8%, 93.2%, stall distance 0.122 before the register file's two banks
+    # (scheduler.register_banks, docs/hardware/fp64_rate_hw.md): at this size 4.39%, 91.5%, 6.86%, 96.2%, 92.7%
+    # (transpose.tiled_32x32's top stall drain, a near tie with short_scoreboard; transpose.naive_32x32 0.912 ->
+    # 0.903); the full size is where it counts: 4.35% -> 4.20%, 88.7% -> 90.5% within 10%, variant ratios 6.22%
+    # -> 5.70%, course.newton_f64 0.85 -> 0.96 (docs/timing_model.md)
     s = _pinned()
-    _at_least_as_good(s, 4.37, 0.909, 6.89, 0.958, 0.932, 0.977, 0.123)
+    _at_least_as_good(s, 4.40, 0.915, 6.86, 0.962, 0.926, 0.977, 0.123)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is empty_1wave, 7.9% (16.6%, plain.saxpy_gs512, while the
     # timed blocks and their neighbours were pooled)
@@ -234,7 +239,8 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # so it runs 2.5x too fast against its tiled variants, and its loops (ordinary.matvec_rows, poly16) a
     # third to a half (benchmarks/front_ends.py); its histogram.shared_atomics is 1.57x too slow, within 1% of
     # global_atomics, so that pair's order (a family of its own) is a coin toss
-    # (8.08%, 30.13% before wider stores paid their partial sectors into sectors L2 holds whole)
+    # (8.08%, 30.13% before wider stores paid their partial sectors into sectors L2 holds whole; with the register
+    # file's banks 8.08%, 78.4%, 30.05%, 86.6%, 91.5%, 51.1%, 0.146)
     _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.09, 0.784, 30.14, 0.866, 0.909, 0.511, 0.147)
 
 
