@@ -449,12 +449,13 @@ class SM:
         for i in range(0, len(order), limit):
             for tr in trace_blocks(self.launch, order[i:i + limit]):
                 first[tr.index] = _first_touch(tr, sb, per)
+                sec = None                            # its sectors, one by one (the same set however stepped)
                 if self.device is not None:          # for the device's L2, when it gets there
                     sec, firsts = _first_touch(tr, sb, 1, ordinal=True)
                     self.neighbour_sectors[tr.index] = (sec, False, firsts)
                 if stores is not None:
                     written[tr.index] = _written(tr, sb, stores)
-                    touched[tr.index] = _first_touch(tr, sb, 1)[0]
+                    touched[tr.index] = sec if sec is not None else _first_touch(tr, sb, 1)[0]
                 self._count_issued(tr)
         if stores is not None:                      # the first blocks: how much of their lines is theirs
             spl = self.spec.l2.line_bytes // sb
