@@ -18,6 +18,7 @@ straight to the next cycle any scheduler may issue in: idle cycles cost neither 
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from typing import Any
 
 from .contracts import SchedulerPolicy
@@ -32,8 +33,9 @@ class SubPartition:
         self.sm, self.index = sm, index
         self.policy = policy
         self.warps: list = []            # resident warps, oldest first
-        self.pipe_free: dict = {}
-        self.pipe_held: dict = {}        # cycles each pipe was busy after its issues (the waiting warps' throttle)
+        self.pipe_free: dict = defaultdict(float)     # each pipe's next free cycle (0.0: free from the start)
+        self.pipe_held: dict = defaultdict(float)     # cycles each pipe was busy after its issues (the waiting
+                                                      # warps' throttle)
         self.busy_until = 0.0
         self.idle_until = 0.0            # no warp can issue before then, unless the clock is poked
 
@@ -42,15 +44,15 @@ class SubPartition:
         ``t + interval * span``, ``(interval - 1) * span`` cycles past its issue slots (in which the warps
         waiting on it are throttled, :meth:`Warp.account`)."""
         self.pipe_free[unit] = t + interval * span
-        self.pipe_held[unit] = self.pipe_held.get(unit, 0.0) + (interval - 1) * span
+        self.pipe_held[unit] += (interval - 1) * span
 
     def hold(self, issuer: Warp, t: float, cycles: float) -> None:
         """``issuer``'s instruction, issued at ``t``, holds this sub-partition's dispatch ``cycles``: no
         other warp issues before ``t + cycles``, and those that could are ``dispatch_stall`` meanwhile."""
         until = t + cycles
-        for w in self.warps:
-            if w is not issuer:
-                w.block_on(until, DISPATCH)
+        for w in self.warps:                  # Warp.block_on(until, DISPATCH), inline
+            if w is not issuer and until > w.blocked_until:
+                w.blocked_until, w.blocked_reason = until, DISPATCH
 
     def add(self, warp: Warp) -> None:
         """A warp becomes resident here (the clock looks again)."""
@@ -96,11 +98,13 @@ class SubPartition:
                     return w, wake
             else:
                 unit = info.unit
-                until = pipe_free.get(unit, 0.0)
-                for bank in info.rf:                    # the register-file banks it reads (SASS)
-                    u = pipe_free.get(bank, 0.0)
-                    if u > until:
-                        until, unit = u, bank
+                until = pipe_free[unit]
+                rf = info.rf
+                if rf:
+                    for bank in rf:                     # the register-file banks it reads (SASS)
+                        u = pipe_free[bank]
+                        if u > until:
+                            until, unit = u, bank
                 if until <= t:
                     return w, wake
                 if until > w.blocked_until:             # ready, but its pipe (or a bank) is busy

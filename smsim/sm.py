@@ -130,6 +130,8 @@ class SM:
         self.infos = op_infos(launch.prog) if infos is None else infos
         self.nregs = len(launch.prog.reg_dtypes) if nregs is None else nregs
         self.replay = replay              # an isa.sass.Replay: warps issue SASS (smsim.sass_stream)
+        if replay is not None:
+            self.issue = self._issue_sass  # type: ignore[method-assign]   # (one call fewer an issue)
         self.l2_done = 0.0                # when L2 has taken every store so far (the kernel ends then)
         self.l2_red_done = 0.0            # when L2's atomic units have performed every reduction so far
         self.storing: set = set()         # (block, warp) of the warps that stored to global memory
@@ -577,10 +579,12 @@ class SM:
             slots, stall, resolve, read_sb, results, latency, unit, interval, hold, rf_book = plain
             w.account(t, slots, pc)
             self.stats.inst[pc] += 1
-            if interval:
-                sub.book(unit, t, interval)
+            if interval:                       # SubPartition.book of one issue slot, inline
+                sub.pipe_free[unit] = t + interval
+                sub.pipe_held[unit] += interval - 1
             for bank, cycles in rf_book:       # register-file banks it reads more than one register from
-                sub.book(bank, t, cycles)
+                sub.pipe_free[bank] = t + cycles
+                sub.pipe_held[bank] += cycles - 1
             if not w.issued_sass(t, slots, stall, resolve, read_sb, t + READ_SCOREBOARD_CYCLES, results,
                                  t + latency):
                 self._exit(w, t + (slots if slots > 1 else 1), pc)

@@ -95,7 +95,7 @@ def stall_distance(a: dict, b: dict) -> float:
     ta, tb = sum(a.values()), sum(b.values())
     if not ta or not tb:
         return 1.0
-    return 0.5 * sum(abs(a.get(r, 0.0) / ta - b.get(r, 0.0) / tb) for r in set(a) | set(b))
+    return 0.5 * sum(abs(a.get(r, 0.0) / ta - b.get(r, 0.0) / tb) for r in sorted(set(a) | set(b)))
 
 
 def top_stall(stalls: dict) -> str:

@@ -53,7 +53,7 @@ class Warp:
     (``[pc][reason]``); ``hook``: a :class:`Timeline` to hand state intervals to, or None. ``stream``: the
     SASS the warp issues instead of the trace's PTX (``(items, positions)`` of
     :meth:`isa.sass.Replay.stream`; the positions say whose accesses a memory instruction makes)."""
-    __slots__ = ("trace", "pcs", "where", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason",
+    __slots__ = ("trace", "pcs", "n", "where", "k", "cursor", "index", "block", "slot", "sp", "reg_ready", "reg_reason",
                  "fetch_at", "fetch_reason", "fetch_wait", "ready_at", "reason", "free_at", "blocked_until",
                  "blocked_reason",
                  "pipe_mark", "info", "infos",
@@ -67,6 +67,7 @@ class Warp:
         self.where = None
         if stream is not None:                   # a SASS stream: (items, PTX positions) from isa.sass.Replay
             self.pcs, self.where = stream
+        self.n = len(self.pcs)
         self.block, self.slot, self.sp = block, slot, sp
         self.reg_ready = [0.0] * nregs
         self.reg_reason = [WAIT] * nregs
@@ -245,13 +246,19 @@ class Warp:
         for r in results:
             if ready >= rr[r]:
                 rr[r], why[r] = ready, SHORT
-        return self.advance()
+        k = self.k = self.k + 1                  # advance(), inline: one call fewer an issue
+        if k < self.n:
+            self.info = self.infos[self.pcs[k]]
+            self.refresh()
+            return True
+        self.info = None
+        return False
 
     def advance(self) -> bool:
         """Move to the next instruction of the stream; False when there is none (the warp has exited)."""
-        self.k += 1
-        if self.k < len(self.pcs):
-            self.info = self.infos[self.pcs[self.k]]
+        k = self.k = self.k + 1
+        if k < self.n:
+            self.info = self.infos[self.pcs[k]]
             self.refresh()
             return True
         self.info = None
@@ -268,7 +275,7 @@ class Warp:
         evenly. A queue (``pipe`` None) throttles it until ``until``."""
         if pipe is not None and self.pipe_mark is None:
             sub, unit = pipe
-            self.pipe_mark = (sub, unit, sub.pipe_held.get(unit, 0.0) - (until - now))
+            self.pipe_mark = (sub, unit, sub.pipe_held[unit] - (until - now))
         if until > self.blocked_until:
             self.blocked_until, self.blocked_reason = until, reason
 
@@ -305,7 +312,7 @@ class Warp:
         mark = self.pipe_mark
         if mark is not None:                     # its pipe's busy cycles since it was first found waiting
             sub, unit, held = mark
-            held = sub.pipe_held.get(unit, 0.0) - held
+            held = sub.pipe_held[unit] - held
             if held > t - dep:
                 held = t - dep
             if held < 0:

@@ -4,6 +4,7 @@ These need ptxas and nvdisasm (the ``smsim[sass]`` extra, installed by the test 
 only where the tools are missing.
 """
 import pathlib
+from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -435,18 +436,17 @@ def test_a_dispatch_hold_keeps_the_other_warps_waiting_as_dispatch_stall():
     from smsim.scheduler import SubPartition
     from smsim.warp import DISPATCH
 
-    class _W:
-        def __init__(self):
-            self.blocked = []
-
-        def block_on(self, until, reason, pipe=None, now=0.0):
-            self.blocked.append((until, reason))
+    class _W:                                  # a warp's blocked state, as Warp.block_on keeps it
+        def __init__(self, until=0.0, reason=None):
+            self.blocked_until, self.blocked_reason = until, reason
 
     sub = SubPartition.__new__(SubPartition)
-    issuer, other = _W(), _W()
-    sub.warps = [issuer, other]
+    issuer, other, later = _W(), _W(), _W(20.0, "lg_throttle")
+    sub.warps = [issuer, other, later]
     sub.hold(issuer, 10.0, 4)
-    assert other.blocked == [(14.0, DISPATCH)] and issuer.blocked == []
+    assert (other.blocked_until, other.blocked_reason) == (14.0, DISPATCH)
+    assert (issuer.blocked_until, issuer.blocked_reason) == (0.0, None)
+    assert (later.blocked_until, later.blocked_reason) == (20.0, "lg_throttle")   # a longer wait is kept
 
 
 def _ins(text: str) -> "sass.SassIns":
@@ -503,7 +503,7 @@ def test_an_instruction_waits_for_the_register_bank_another_holds_as_dispatch_st
     sub = SubPartition.__new__(SubPartition)
     sub.sm = type("SM", (), {"throttle": {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"],
                                           "rf0": DISPATCH, "rf1": DISPATCH}, "mem_blocked": None})()
-    sub.policy, sub.pipe_free, sub.pipe_held = _Policy(), {}, {}
+    sub.policy, sub.pipe_free, sub.pipe_held = _Policy(), defaultdict(float), defaultdict(float)
     sub.book("rf0", 10.0, 2)                         # an FFMA R8, R8, R4, R5 issued at 10
     a, b = _W(_Info("fp32", ("rf0", "rf1"))), _W(_Info("fp64", ("rf0",)))
     c = _W(_Info("fp32", ("rf1",)))

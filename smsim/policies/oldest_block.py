@@ -27,17 +27,18 @@ class OldestBlock:
         self.last: dict = {}        # block -> its warp that issued last on this sub-partition
         self.cached: list = []      # the order
         self.span: dict = {}        # block -> (start, end) of its run in the order
-        self.sig: tuple = ()        # (length, first, last) of the resident warps the order was built for
+        self.sig: tuple = (0, None, None)   # (length, first, last) of the resident warps the order was built for
 
     def order(self, warps: list, t: float) -> list:
         """``warps`` (oldest first, so a block's warps lie together) with each block's run rotated to start
         after its warp that issued last."""
-        if len(warps) < 2:
+        n = len(warps)
+        if n < 2:
             return warps
-        sig = (len(warps), warps[0], warps[-1])
-        if sig != self.sig:
+        sig = self.sig
+        if n != sig[0] or warps[0] is not sig[1] or warps[-1] is not sig[2]:
             self._rebuild(warps)
-            self.sig = sig
+            self.sig = (n, warps[0], warps[-1])
         return self.cached
 
     def _rebuild(self, warps: list) -> None:
@@ -72,6 +73,11 @@ class OldestBlock:
         if run is None or len(warps) < 2:
             return
         i, j = run
+        if j - i < 3:                              # a run of one or two: at most a swap
+            cached = self.cached
+            if j - i == 2 and cached[i] is w:
+                cached[i], cached[j - 1] = cached[j - 1], w
+            return
         g = self.cached[i:j]
         try:
             k = g.index(w) + 1
