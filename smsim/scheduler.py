@@ -107,8 +107,11 @@ class SubPartition:
                             until, unit = u, bank
                 if until <= t:
                     return w, wake
-                if until > w.blocked_until:             # ready, but its pipe (or a bank) is busy
-                    w.block_on(until, throttle[unit if info.unit != "fp64" else "fp64"], (self, unit), t)
+                if until > w.blocked_until:             # ready, but its pipe (or a bank) is busy:
+                    if w.pipe_mark is None:             # Warp.block_on(until, its throttle, (self, unit), t),
+                        w.pipe_mark = (self, unit, self.pipe_held[unit] - (until - t))    # inline
+                    w.blocked_until = until
+                    w.blocked_reason = throttle[unit if info.unit != "fp64" else "fp64"]
             if until < wake:
                 wake = until
         for w in self.policy.parked:

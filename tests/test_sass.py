@@ -484,14 +484,14 @@ def test_an_instruction_waits_for_the_register_bank_another_holds_as_dispatch_st
         def __init__(self, unit, rf):
             self.unit, self.rf = unit, rf
 
-    class _W:
-        blocked_until = 0.0
-
+    class _W:                                          # the state select reads and sets (Warp.block_on's)
         def __init__(self, info):
-            self.info, self.ready_at, self.blocked = info, 0.0, []
+            self.info, self.ready_at = info, 0.0
+            self.blocked_until, self.blocked_reason, self.pipe_mark = 0.0, None, None
 
-        def block_on(self, until, reason, pipe=None, now=0.0):
-            self.blocked.append((until, reason, pipe[1]))
+        @property
+        def blocked(self):
+            return self.blocked_until, self.blocked_reason, self.pipe_mark and self.pipe_mark[1:]
 
     class _Policy:
         parked: list = []
@@ -509,6 +509,8 @@ def test_an_instruction_waits_for_the_register_bank_another_holds_as_dispatch_st
     c = _W(_Info("fp32", ("rf1",)))
     sub.warps = [a, b, c]
     assert sub.select(11.0) == (c, 12.0)
-    assert a.blocked == [(12.0, DISPATCH, "rf0")] and b.blocked == [(12.0, R["math_pipe_throttle"], "rf0")]
+    # blocked until the bank is free, with the bank's busy cycles so far less the wait ahead as the mark
+    assert a.blocked == (12.0, DISPATCH, ("rf0", 0.0)) and b.blocked == (12.0, R["math_pipe_throttle"], ("rf0", 0.0))
+    assert c.blocked == (0.0, None, None)
     sub.warps = [a]
     assert sub.select(12.0)[0] is a
