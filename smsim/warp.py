@@ -67,7 +67,7 @@ class Warp:
         self.where = None
         if stream is not None:                   # a SASS stream: (items, PTX positions) from isa.sass.Replay
             self.pcs, self.where = stream
-        self.n = len(self.pcs)
+        self.n = len(self.pcs)                   # the stream's length
         self.block, self.slot, self.sp = block, slot, sp
         self.reg_ready = [0.0] * nregs
         self.reg_reason = [WAIT] * nregs
