@@ -28,7 +28,12 @@ Life of a kernel through this module (:func:`of`):
    ptxas turned into predicated code runs as often as the block that held the branch. A SASS block inside
    SASS loops belongs to the earliest of those PTX blocks that lie in as many PTX loops: code ptxas sank
    into a loop from the set-up (numba's 3-D indexing recomputes shape-derived values there) runs with the
-   loop. The call of a slow path inside one PTX instruction's code (a float32 division's or square root's,
+   loop. A SASS block holding an unpredicated store, atomic or barrier (:data:`PINNED_OPS`, which ptxas does not
+   move ahead of the branch that decides whether they run) runs no earlier than that instruction's PTX block:
+   after ``v = 0; if in bounds: v = load; s[t] = v; syncthreads()`` ptxas puts the store, the barrier and
+   index arithmetic it sank from the set-up in one block after the join, which the earliest block issued ahead
+   of the load (a load in such a block makes the access its warp made last: :attr:`Replay.late`). The call of
+   a slow path inside one PTX instruction's code (a float32 division's or square root's,
    which ptxas branches around) is not taken. Loops: a SASS block
    that holds ``k`` copies of its PTX block's anchors (:data:`ANCHOR_OPS`: memory, floating-point
    arithmetic, barriers, shuffles, which ptxas makes one for one) is ``k`` unrolled iterations; a block in a
@@ -360,6 +365,9 @@ REDUCTION_OPS = ("RED", "REDG")
 #: SASS that ptxas makes one for one of a PTX instruction (memory, floating-point arithmetic, barriers,
 #: shuffles): counting them in a SASS block says how many copies of a PTX block it holds (unrolling)
 ANCHOR_OPS = MEMORY_OPS + ("FFMA", "FADD", "FMUL", "DFMA", "DADD", "DMUL", "BAR", "SHFL")
+#: anchors with side effects (stores, atomics, barriers), which ptxas never moves ahead of the branch that decides
+#: whether their PTX block runs: a SASS block holding one unpredicated runs where that block does (:func:`per_ptx`)
+PINNED_OPS = ("STG", "ST", "STL", "STS", "ATOMG", "ATOM", "RED", "REDG", "ATOMS", "BAR")
 _ANCHOR_PTX = {"ld", "st", "atom", "red", "fma", "add", "sub", "mul", "bar", "barrier", "shfl"}
 
 
@@ -462,6 +470,10 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
         if depth:      # in a SASS loop: code ptxas sank into it from a block outside the loop runs with it
             level = [b for b in votes if sum(lo <= first_of[b] <= hi for lo, hi in ploops) == depth]
             home = min(level) if level else home
+        pinned = [ptx_block[sass[i].ptx] for i in blk if sass[i].base in PINNED_OPS and sass[i].guard is None
+                  and sass[i].ptx is not None and sass[i].ptx < n and anchor[sass[i].ptx]]
+        if pinned and min(pinned) > home:    # code ptxas sank past a join into the block of a store or barrier
+            home = min(pinned)
         found = sum(1 for i in blk if sass[i].base in ANCHOR_OPS and sass[i].ptx is not None
                     and sass[i].ptx < n and anchor[sass[i].ptx] and ptx_block[sass[i].ptx] == home)
         full = bool(ptx_anchors[home]) and found >= ptx_anchors[home]
@@ -586,6 +598,12 @@ class Replay:
             for i in range(b.start, b.end):
                 block_of[i] = bi
         self.nsass = len(self.sass)
+        #: PTX memory pcs whose SASS is issued with a later PTX block (:data:`PINNED_OPS`: ptxas sank it past a
+        #: join, with the store or barrier it feeds): that block's issue makes the access the warp executed
+        #: last, not one to come, and the execution is not issued on its own meanwhile
+        self.late = frozenset(s.ptx for start, blks in self.at_start.items() for blk, _k in blks for s in
+                              (self.sass[i] for i in blk) if s.ptx is not None and s.ptx < min(n, start)
+                              and self.is_mem[s.ptx] and s.base in MEMORY_OPS)
         #: PTX block starts whose SASS holds both an unrolled loop (k > 1) and unrolled remainders (k < 0)
         self.planned = frozenset(pc for pc, blks in self.at_start.items()
                                  if any(k > 1 for _b, k in blks) and any(k < 0 for _b, k in blks))
@@ -631,6 +649,7 @@ class Replay:
         is_mem, at_start, lookups, nsass = self.is_mem, self.at_start, self.lookups, self.nsass
         merged = self.merged
         sass, first_mem, exit_branch, in_registers = self.sass, self.first_mem, self.exit_branch, self.in_registers
+        late = self.late
         positions: dict = {}
         next_same = [n] * n
         last: dict = {}
@@ -696,7 +715,7 @@ class Replay:
                             lst, m = positions[j], ptr[j]
                             while m < len(lst) and taken[lst[m]]:
                                 m += 1
-                            if m < len(lst) and p <= lst[m] < limit:
+                            if m < len(lst) and (p <= lst[m] or j in late) and lst[m] < limit:
                                 q = lst[m]
                                 taken[q] = 1
                                 m += 1
@@ -710,12 +729,17 @@ class Replay:
                             b = p + exit_branch[i] - pc        # the branch's execution in this block entry
                             if b + 1 < n and pcs[b] == exit_branch[i] and pcs[b + 1] != pcs[b] + 1:
                                 return items, where            # taken by the whole warp: it exits here
-            if is_mem[pc] and not taken[p]:
+            if is_mem[pc] and not taken[p] and pc not in late:
                 taken[p] = 1
                 if pc in in_registers:
                     continue
                 i = first_mem.get(pc)
                 items.append(nsass + pc if i is None else i)
+                where.append(p)
+        for p in range(n):                 # a late one whose block the warp never reached: issued at the end
+            if is_mem[pcs[p]] and not taken[p] and pcs[p] not in in_registers:
+                i = first_mem.get(pcs[p])
+                items.append(nsass + pcs[p] if i is None else i)
                 where.append(p)
         return items, where
 

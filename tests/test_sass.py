@@ -128,6 +128,34 @@ def test_replay_takes_every_memory_execution_once_and_issues_ptxas_order():
 
 
 @needs_tools
+@pytest.mark.parametrize("compiler", ["smsim", "numba"])
+def test_code_ptxas_sank_past_a_join_runs_with_the_store_and_barrier_it_feeds(compiler):
+    """``v = 0; if in bounds: v = img[y, x]; s[t] = v; syncthreads()``: ptxas puts the shared store, the barrier
+    and index arithmetic it sank from the kernel's set-up in one SASS block after the ``if``'s join. That block
+    runs where the store's PTX block does, after the load (taking the earliest PTX block its code came from
+    issued the store and the barrier before the load: the store never waited for it, ``practice.tile_sum_2d``
+    0.82 of the H200), and the load it holds makes the access the warp made in the ``if``, once."""
+    if compiler == "numba" and not numba_front.available():
+        pytest.skip("numba-cuda is not installed")
+    c = workloads.get("practice.tile_sum_2d")
+    s = c.setup("test", 0)
+    comp, flat = _compiled(c.kernel, s.args, compiler)
+    rp = sass.Replay(comp, sass.of(comp))
+    warp = trace_blocks(Launch(comp, s.grid, s.block, flat(s.args), s.shared_bytes), [0])[0].warps[0]
+    items, where = rp.stream(warp.pcs)
+    memory = [p for p, pc in enumerate(warp.pcs) if rp.is_mem[pc]]
+    taken = [q for i, q in zip(items, where) if q >= 0 and (rp.sass[i].base in sass.MEMORY_OPS if i < rp.nsass
+                                                            else not rp.lookup[i - rp.nsass])]
+    assert sorted(taken) == memory                     # each global/shared access timed exactly once
+    kinds = [rp.sass[i].base for i in items if i < rp.nsass and rp.sass[i].base in ("LDG", "STS", "BAR")]
+    assert kinds[:3] == ["LDG", "STS", "BAR"]
+    r = smsim.launch(c.load_kernel(), s.grid, s.block, s.args, config="h200", complete=False, compiler=compiler,
+                     overrides={"scheduler.stream": "sass"})
+    first_sts = next(x for x in r.instructions if x["text"].startswith("STS"))
+    assert first_sts["stalls"].get("long_scoreboard", 0) > 0     # the store waits for the load
+
+
+@needs_tools
 @pytest.mark.parametrize("n", [64, 65, 66, 67, 3, 1])
 def test_an_unrolled_loop_issues_its_unrolled_body_once_per_k_iterations(n):
     a, out = np.ones((32, n), np.float32), np.zeros(32, np.float32)
