@@ -32,7 +32,8 @@ Life of a kernel through this module (:func:`of`):
    move ahead of the branch that decides whether they run) runs no earlier than that instruction's PTX block:
    after ``v = 0; if in bounds: v = load; s[t] = v; syncthreads()`` ptxas puts the store, the barrier and
    index arithmetic it sank from the set-up in one block after the join, which the earliest block issued ahead
-   of the load (a load in such a block makes the access its warp made last: :attr:`Replay.late`). The call of
+   of the load (a load in such a block makes the access its warp made last: :attr:`Replay.late`; the constant
+   lookups of a PTX block whose SASS runs later stay at its start). The call of
    a slow path inside one PTX instruction's code (a float32 division's or square root's,
    which ptxas branches around) is not taken. Loops: a SASS block
    that holds ``k`` copies of its PTX block's anchors (:data:`ANCHOR_OPS`: memory, floating-point
@@ -675,6 +676,11 @@ class Replay:
         for p in range(n):
             pc = pcs[p]
             blocks = at_start.get(pc)
+            if blocks is None and pc in lookups:    # a block whose SASS runs with a later one: its lookups here
+                for off in lookups[pc]:
+                    if p + off < n:
+                        items.append(nsass + pcs[p + off])
+                        where.append(p + off)
             if blocks is not None:
                 now = loops_at[pc]
                 if now != inside:
