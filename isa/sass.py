@@ -676,11 +676,10 @@ class Replay:
         for p in range(n):
             pc = pcs[p]
             blocks = at_start.get(pc)
-            if blocks is None and pc in lookups:    # a block whose SASS runs with a later one: its lookups here
-                for off in lookups[pc]:
-                    if p + off < n:
-                        items.append(nsass + pcs[p + off])
-                        where.append(p + off)
+            for off in lookups.get(pc, ()):      # a block's constant lookups, at its start (also where its SASS
+                if p + off < n:                  # runs with a later block)
+                    items.append(nsass + pcs[p + off])
+                    where.append(p + off)
             if blocks is not None:
                 now = loops_at[pc]
                 if now != inside:
@@ -696,10 +695,6 @@ class Replay:
                 count[pc] = c + 1
                 if c == 0 and pc in planned:
                     plan[pc] = _plan(blocks, _entries(pcs, p, lp, loops_at))
-                for off in lookups.get(pc, ()):
-                    if p + off < n:
-                        items.append(nsass + pcs[p + off])
-                        where.append(p + off)
                 issue = plan.get(pc) if pc in planned else None
                 for b, (blk, k) in enumerate(blocks):
                     if issue is None:
@@ -743,7 +738,7 @@ class Replay:
                 items.append(nsass + pc if i is None else i)
                 where.append(p)
         for p in range(n):                 # a late one whose block the warp never reached: issued at the end
-            if is_mem[pcs[p]] and not taken[p] and pcs[p] not in in_registers:
+            if not taken[p] and pcs[p] in late and pcs[p] not in in_registers:
                 i = first_mem.get(pcs[p])
                 items.append(nsass + pcs[p] if i is None else i)
                 where.append(p)

@@ -246,13 +246,7 @@ class Warp:
         for r in results:
             if ready >= rr[r]:
                 rr[r], why[r] = ready, SHORT
-        k = self.k = self.k + 1                  # advance(), inline: one call fewer an issue
-        if k < self.n:
-            self.info = self.infos[self.pcs[k]]
-            self.refresh()
-            return True
-        self.info = None
-        return False
+        return self.advance()
 
     def advance(self) -> bool:
         """Move to the next instruction of the stream; False when there is none (the warp has exited)."""

@@ -111,6 +111,12 @@ def test_a_bad_register_bank_count_is_a_config_error(banks, message):
         smsim.config.load("h200", {"scheduler.register_banks": banks})
 
 
+def _taken(rp, items, where) -> list:
+    """The trace positions whose memory accesses a warp's SASS stream (``items``, ``where``) makes, sorted."""
+    return sorted(q for i, q in zip(items, where) if q >= 0 and (rp.sass[i].base in sass.MEMORY_OPS if i < rp.nsass
+                                                                 else not rp.lookup[i - rp.nsass]))
+
+
 @needs_tools
 def test_replay_takes_every_memory_execution_once_and_issues_ptxas_order():
     k, c, s = _kernel("transpose.copy_shared")
@@ -118,10 +124,7 @@ def test_replay_takes_every_memory_execution_once_and_issues_ptxas_order():
     rp = sass.Replay(comp, sass.of(comp))
     warp = trace_blocks(Launch(comp, s.grid, s.block, flat(s.args), s.shared_bytes), [0])[0].warps[0]
     items, where = rp.stream(warp.pcs)
-    memory = [p for p, pc in enumerate(warp.pcs) if rp.is_mem[pc]]
-    taken = [q for i, q in zip(items, where) if q >= 0 and (rp.sass[i].base in sass.MEMORY_OPS if i < rp.nsass
-                                                            else not rp.lookup[i - rp.nsass])]
-    assert sorted(taken) == memory                     # each global/shared access timed exactly once
+    assert _taken(rp, items, where) == [p for p, pc in enumerate(warp.pcs) if rp.is_mem[pc]]   # each access once
     kinds = [rp.sass[i].base for i in items if i < rp.nsass and rp.sass[i].base in ("LDG", "STS", "BAR")]
     # ptxas unrolled the 4-trip loops and hoisted the four loads above the shared stores: all in flight
     assert kinds[:4] == ["LDG"] * 4 and kinds[4:8] == ["STS"] * 4 and kinds[8] == "BAR"
@@ -143,10 +146,7 @@ def test_code_ptxas_sank_past_a_join_runs_with_the_store_and_barrier_it_feeds(co
     rp = sass.Replay(comp, sass.of(comp))
     warp = trace_blocks(Launch(comp, s.grid, s.block, flat(s.args), s.shared_bytes), [0])[0].warps[0]
     items, where = rp.stream(warp.pcs)
-    memory = [p for p, pc in enumerate(warp.pcs) if rp.is_mem[pc]]
-    taken = [q for i, q in zip(items, where) if q >= 0 and (rp.sass[i].base in sass.MEMORY_OPS if i < rp.nsass
-                                                            else not rp.lookup[i - rp.nsass])]
-    assert sorted(taken) == memory                     # each global/shared access timed exactly once
+    assert _taken(rp, items, where) == [p for p, pc in enumerate(warp.pcs) if rp.is_mem[pc]]   # each access once
     kinds = [rp.sass[i].base for i in items if i < rp.nsass and rp.sass[i].base in ("LDG", "STS", "BAR")]
     assert kinds[:3] == ["LDG", "STS", "BAR"]
     r = smsim.launch(c.load_kernel(), s.grid, s.block, s.args, config="h200", complete=False, compiler=compiler,
