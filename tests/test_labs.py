@@ -64,12 +64,12 @@ EXPECT = {
         "stride 4: 4.0 wavefronts per shared load, 165579", "stride 32: 32.0 wavefronts per shared load, 378549",
         "stride 33: 1.0 wavefronts per shared load, 147153"],
     ("02_shared_memory.md", "sweep reduction"): [
-        "interleaved_divergent h100 64 registers 22.5", "interleaved_bank_conflicts h100 64 warps 11.5",
+        "interleaved_divergent h100 64 registers 22.4", "interleaved_bank_conflicts h100 64 warps 11.6",
         "sequential h100 64 warps 9.5", "first_add h100 64 warps 6.3", "warp_shuffle h100 64 warps 4.6",
         "grid_stride h100 64 registers 4.8"],
     ("02_shared_memory.md", "case.family(\"reduction\")"): [
-        "interleaved_divergent 41675 cycles 0 bank conflicts top stall barrier",
-        "interleaved_bank_conflicts 19994 cycles 2240 bank conflicts top stall barrier",
+        "interleaved_divergent 41484 cycles 0 bank conflicts top stall barrier",
+        "interleaved_bank_conflicts 20171 cycles 2240 bank conflicts top stall barrier",
         "sequential 15855 cycles 0 bank conflicts top stall barrier",
         "first_add 9684 cycles", "warp_shuffle 6332 cycles", "grid_stride 6622 cycles"],
     ("03_latency_hiding.md", "--regs 64"): ["4 blocks/SM, 32 warps (50%), limited by registers"],
