@@ -587,6 +587,10 @@ class Replay:
         self.exit_branch = {i: s.ptx for i, s in enumerate(self.sass)
                             if s.base == "EXIT" and s.guard and s.ptx is not None and s.ptx < n
                             and body[s.ptx].opcode == "bra" and body[s.ptx].guard is not None}
+        #: those of :attr:`exit_branch` whose branch falls through to the kernel's ``ret`` (a loop's back branch:
+        #: ptxas exits where the loop ends), where the warp has exited when the branch was not taken
+        self.exit_on_fall = frozenset(i for i, j in self.exit_branch.items()
+                                      if j + 1 < n and body[j + 1].opcode in ("ret", "exit"))
         from .cfg import basic_blocks
         #: PTX block start -> its constant lookups, as offsets from the start
         self.lookups = {}
@@ -650,6 +654,7 @@ class Replay:
         is_mem, at_start, lookups, nsass = self.is_mem, self.at_start, self.lookups, self.nsass
         merged = self.merged
         sass, first_mem, exit_branch, in_registers = self.sass, self.first_mem, self.exit_branch, self.in_registers
+        exit_on_fall = self.exit_on_fall
         late = self.late
         positions: dict = {}
         next_same = [n] * n
@@ -728,8 +733,9 @@ class Replay:
                         where.append(q)
                         if i in exit_branch:
                             b = p + exit_branch[i] - pc        # the branch's execution in this block entry
-                            if b + 1 < n and pcs[b] == exit_branch[i] and pcs[b + 1] != pcs[b] + 1:
-                                return items, where            # taken by the whole warp: it exits here
+                            if b + 1 < n and pcs[b] == exit_branch[i] and \
+                                    (pcs[b + 1] != pcs[b] + 1) != (i in exit_on_fall):
+                                return items, where            # the whole warp went the exit's way: it exits here
             if is_mem[pc] and not taken[p] and pc not in late:
                 taken[p] = 1
                 if pc in in_registers:
