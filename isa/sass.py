@@ -743,7 +743,7 @@ class Replay:
                 i = first_mem.get(pc)
                 items.append(nsass + pc if i is None else i)
                 where.append(p)
-        for p in range(n):                 # a late one whose block the warp never reached: issued at the end
+        for p in range(n if late else 0):  # a late one whose block the warp never reached: issued at the end
             if not taken[p] and pcs[p] in late and pcs[p] not in in_registers:
                 i = first_mem.get(pcs[p])
                 items.append(nsass + pcs[p] if i is None else i)

@@ -131,15 +131,14 @@ def test_replay_takes_every_memory_execution_once_and_issues_ptxas_order():
 
 
 @needs_tools
-@pytest.mark.parametrize("compiler", ["smsim", "numba"])
+@pytest.mark.parametrize("compiler", ["smsim", pytest.param("numba", marks=pytest.mark.skipif(
+    not numba_front.available(), reason="numba-cuda is not installed"))])
 def test_code_ptxas_sank_past_a_join_runs_with_the_store_and_barrier_it_feeds(compiler):
     """``v = 0; if in bounds: v = img[y, x]; s[t] = v; syncthreads()``: ptxas puts the shared store, the barrier
     and index arithmetic it sank from the kernel's set-up in one SASS block after the ``if``'s join. That block
     runs where the store's PTX block does, after the load (taking the earliest PTX block its code came from
     issued the store and the barrier before the load: the store never waited for it, ``practice.tile_sum_2d``
     0.82 of the H200), and the load it holds makes the access the warp made in the ``if``, once."""
-    if compiler == "numba" and not numba_front.available():
-        pytest.skip("numba-cuda is not installed")
     c = workloads.get("practice.tile_sum_2d")
     s = c.setup("test", 0)
     comp, flat = _compiled(c.kernel, s.args, compiler)
