@@ -64,6 +64,25 @@ class Setup:
     atol: float = 1e-6
 
 
+class CaseError(ValueError):
+    """A case whose ``build`` fails or returns something other than a :class:`Setup` (the command line prints
+    the message)."""
+
+
+def _where(e: BaseException | None, fn: Callable) -> str:
+    """`` (at FILE:LINE, in NAME)``: the last line of ``fn``'s file in ``e``'s traceback (``fn``'s own
+    definition without one), or ``""`` if ``fn`` has no code."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ""
+    import traceback
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if f.filename == code.co_filename] if e is not None else []
+    if frames:
+        return f" (at {frames[-1].filename}:{frames[-1].lineno}, in {frames[-1].name})"
+    return f" ({code.co_name} at {code.co_filename}:{code.co_firstlineno})"
+
+
 @dataclass(frozen=True)
 class Case:
     """A named way to run one kernel: ``family.name`` identifies it (``"transpose.tiled_padded"``)."""
@@ -79,9 +98,19 @@ class Case:
         return f"{self.family}.{self.name}"
 
     def setup(self, size: str | int = "test", seed: int = 0) -> Setup:
-        """Build the launch at ``size`` (``"test"``, ``"full"`` or an int) with inputs seeded by ``seed``."""
+        """Build the launch at ``size`` (``"test"``, ``"full"`` or an int) with inputs seeded by ``seed``.
+        An exception in the case's ``build`` is raised again as a :class:`CaseError` naming the case and the
+        line of ``build``'s file it came from (the original is its ``__cause__``)."""
         n = self.sizes[size] if isinstance(size, str) else int(size)
-        return self.build(n, np.random.default_rng(seed))
+        try:
+            setup = self.build(n, np.random.default_rng(seed))
+        except Exception as e:
+            raise CaseError(f"case {self.id}: building its launch failed: {type(e).__name__}: {e}"
+                            f"{_where(e, self.build)}") from e
+        if not isinstance(setup, Setup):
+            raise CaseError(f"case {self.id}: its build function returned {type(setup).__name__}, not a Setup"
+                            f"{_where(None, self.build)}")
+        return setup
 
     def load_kernel(self) -> Any:
         """The kernel to launch (a :class:`PtxKernel` parsed)."""
@@ -118,4 +147,4 @@ def run_case(case: Case, size: str | int = "test", seed: int = 0, launch: Callab
     return s, res
 
 
-__all__ = ["Case", "Setup", "PtxKernel", "check", "run_case"]
+__all__ = ["Case", "CaseError", "Setup", "PtxKernel", "check", "run_case"]

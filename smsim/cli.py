@@ -123,8 +123,10 @@ def _user_errors() -> tuple:
     from isa.decode import DecodeError
     from isa.errors import CompileError
 
+    from .case import CaseError
     from .config import ConfigError
-    return runner.UsageError, ConfigError, isa.KernelError, isa.ParseError, CompileError, DecodeError, OSError
+    return (runner.UsageError, ConfigError, isa.KernelError, isa.ParseError, CompileError, DecodeError, OSError,
+            CaseError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

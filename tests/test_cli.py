@@ -203,6 +203,20 @@ def test_kernel_errors_name_the_file_and_line(capsys, tmp_path):
     assert code == 2 and "undefined_name" in err and "Traceback" not in err
 
 
+def test_a_case_whose_build_fails_is_named_with_the_line_of_its_file(capsys, tmp_path):
+    bad = tmp_path / "bad_build.py"
+    bad.write_text(USER_FILE.replace(", {0: 2 * inp})", ")"))                 # Setup's expected left out
+    for cmd in ("run", "asm"):
+        code, _, err = smsim_cli(capsys, cmd, bad, *(("--config", "tiny") if cmd == "run" else ()))
+        assert code == 2 and "Traceback" not in err, cmd
+        assert "case mine.scale: building its launch failed: TypeError" in err and f"{bad}:16, in build" in err
+    odd = tmp_path / "odd_build.py"
+    odd.write_text(USER_FILE.replace("return Setup(", "return dict(x=Setup(")
+                   .replace("{0: 2 * inp})", "{0: 2 * inp}))"))
+    code, _, err = smsim_cli(capsys, "run", odd, "--config", "tiny")
+    assert code == 2 and "returned dict, not a Setup" in err and "build at" in err
+
+
 def test_debug_shows_the_traceback():
     proc = subprocess.run([sys.executable, "-m", "smsim.cli", "--debug", "run", "nosuch"], capture_output=True,
                           text=True, timeout=120, cwd=ROOT)
