@@ -174,12 +174,13 @@ def simulated(rows: list, launch: Callable[[dict], tuple], **kw: Any) -> list:
     """smsim's rows for a probe's recorded ``rows`` (h200, numba's front end, the SASS stream, as the H200 ran
     numba's code): ``launch(row)`` gives each row's kernel, grid, block and arguments (``kw``: more of
     :func:`smsim.launch`'s, ``overrides`` among them, on top of the SASS stream); each row as it was, its metrics
-    smsim's."""
+    smsim's (with its stall reasons under ncu's names, :func:`stall_metric`)."""
     import smsim
     overrides = {"scheduler.stream": "sass", **kw.pop("overrides", {})}
     out = []
     for row in rows:
         kernel, grid, block, args = launch(row)
         res = smsim.launch(kernel, grid, block, args, config="h200", compiler="numba", overrides=overrides, **kw)
-        out.append({**row, "metrics": res.metrics})
+        stalls = {stall_metric(k): v for k, v in res.stalls_per_instruction().items()}
+        out.append({**row, "metrics": {**res.metrics, **stalls}})
     return out
