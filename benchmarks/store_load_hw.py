@@ -59,10 +59,11 @@ def per_step(rows: list, key: str = "sm__cycles_elapsed.max") -> dict:
             if (name, w, lo) in by and (name, w, hi) in by}
 
 
-def simulated(rows: list) -> list:
-    """smsim's rows for the H200's ``rows``."""
+def simulated(rows: list, **kw) -> list:
+    """smsim's rows for the H200's ``rows`` (``kw``: :func:`hw_probe.simulated`'s, ``overrides`` among them)."""
     import numpy as np
-    return hw_probe.simulated(rows, lambda r: (KERNELS[r["kernel"]], 1, r["threads"], _args(np, r["threads"], r["n"])))
+    return hw_probe.simulated(rows, lambda r: (KERNELS[r["kernel"]], 1, r["threads"], _args(np, r["threads"], r["n"])),
+                              **kw)
 
 
 def run(out_path: str, ncu: str) -> None:

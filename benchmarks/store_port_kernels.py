@@ -10,6 +10,11 @@ cycles an iteration at one SM is what the SM's way out to L2 takes for that shap
 * ``coal2``: consecutive float2 as two float32 words a lane (two whole lines, 8 sectors, one store each word:
   two requests of 8 sectors in part that L1 merges);
 * ``coal4``: consecutive float64 (two whole lines, 8 sectors);
+* ``same_word``: ``line1``'s request into the same words every iteration (``i & (n >> 40)``, 0 at run time);
+* ``same_line``: ``line1``'s shape, the thread's word ``i % 32`` of its own line: the same 32 lines over and over;
+* ``hit_fresh``: a load from the thread's own line (an L1 hit past the first pass) then ``line1``'s store into
+  fresh lines; ``hit_same``: the same, storing into a second line of the thread's own, over and over
+  (``store_load_hw``'s ``row_split``).
 
 Written against ``smsim.cuda`` so that smsim simulates exactly the source the H200 runs.
 """
@@ -67,6 +72,43 @@ def coal4(a, n):
         a[i * T + t] = np.float64(i)
 
 
+@cuda.jit
+def same_word(a, n):
+    t = cuda.grid(1)
+    z = n >> 40                        # 0 at run time, which the compiler cannot know: every store is kept
+    for i in range(n):
+        a[t * 32 + (i & z)] = np.float32(i)
+
+
+@cuda.jit
+def same_line(a, n):
+    t = cuda.grid(1)
+    for i in range(n):
+        a[t * 32 + i % 32] = np.float32(i)
+
+
+@cuda.jit
+def hit_fresh(a, n):
+    t = cuda.grid(1)
+    T = cuda.gridsize(1)
+    acc = np.float32(0.0)
+    for i in range(n):
+        acc += a[t * 32 + i % 32]
+        a[T * 32 + (i * T + t) * 32] = acc
+
+
+@cuda.jit
+def hit_same(a, n):
+    t = cuda.grid(1)
+    T = cuda.gridsize(1)
+    acc = np.float32(0.0)
+    for i in range(n):
+        acc += a[t * 32 + i % 32]
+        a[T * 32 + t * 32 + i % 32] = acc
+
+
 #: kernel -> (its array's dtype, float32 words a thread's iteration spans)
 KERNELS = {"line1": (line1, np.float32, 32), "line2": (line2, np.float32, 16), "sector1": (sector1, np.float32, 8),
-           "coal": (coal, np.float32, 1), "coal2": (coal2, np.float32, 2), "coal4": (coal4, np.float64, 1)}
+           "coal": (coal, np.float32, 1), "coal2": (coal2, np.float32, 2), "coal4": (coal4, np.float64, 1),
+           "same_word": (same_word, np.float32, 32), "same_line": (same_line, np.float32, 32),
+           "hit_fresh": (hit_fresh, np.float32, 34), "hit_same": (hit_same, np.float32, 34)}

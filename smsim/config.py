@@ -127,6 +127,9 @@ class L1Spec:
     model: str = "sectored"           # a name in smsim.registry.L1_MODELS
     reduction_credits: int = 0        # reduction operations an SM has sent to L2 and L2 not yet performed (0: any)
     store_credits: int = 0            # store requests (a line each) an SM has sent to L2 not yet acknowledged (0: any)
+    write_request_cycles: float = 0.0  # cycles of the SM's port to L2 a store's write request (a line) takes (0: none)
+    write_data_cycles: float = 0.0    # ... and each sector of data it carries (0: none)
+    write_buffer_cycles: float = 0.0  # the port's own backlog (cycles) past which a store holds the tag stage (0: any)
     merge_sectors: int = 0            # a warp's consecutive stores into the same sectors, each touching at most this
     merge_lines: int = 0              # many sectors in at most this many lines, reach L2 as one write (0: never)
 
@@ -351,7 +354,8 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
-           "store_credits", "merge_sectors", "merge_lines", "register_banks"}
+           "store_credits", "merge_sectors", "merge_lines", "register_banks", "write_request_cycles",
+           "write_data_cycles", "write_buffer_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

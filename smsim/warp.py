@@ -206,7 +206,10 @@ class Warp:
         """``(stream index, trace position)`` of the warp's next global, local or shared memory instruction
         after stream index ``after`` (constant and parameter lookups passed over), if it follows at once: None
         where an instruction that waits on a result (a register or scoreboard it reads, so it may issue
-        any time later), a barrier or a fence comes first, or none comes within ``limit`` instructions."""
+        any time later), a barrier or a fence comes first, or none comes within ``limit`` instructions. A SASS
+        instruction's wait on a scoreboard last set for an earlier instruction's register read (ptxas's wait
+        before a store's source registers are written again, free a few cycles after the store issued) is not
+        such a wait (:meth:`_waits_result`)."""
         infos, pcs, where = self.infos, self.pcs, self.where
         for j in range(after + 1, min(len(pcs), after + 1 + limit)):
             info = infos[pcs[j]]
@@ -215,9 +218,27 @@ class Warp:
             if info.mem:
                 pos = j if where is None else where[j]
                 return (j, pos) if pos >= 0 else None
-            if info.barrier or info.fence or info.srcs:
+            if info.barrier or info.fence or (info.srcs and self._waits_result(j, info)):
                 return None
         return None
+
+    def _waits_result(self, j: int, info: Any, limit: int = 256) -> bool:
+        """Whether the instruction at stream index ``j`` (``info``) waits on a result: a PTX instruction
+        whenever it reads a register, a SASS one where one of the scoreboards it waits on was last set (within
+        ``limit`` instructions before) for a result, not for a register read (``read_sb``)."""
+        if not hasattr(info, "read_sb"):
+            return True
+        infos, pcs = self.infos, self.pcs
+        for r in info.srcs:
+            for i in range(j - 1, max(-1, j - 1 - limit), -1):
+                prev = infos[pcs[i]]
+                if r in prev.results:
+                    return True
+                if prev.read_sb == r:
+                    break
+            else:
+                return True
+        return False
 
     def merge_store(self, j: int) -> None:
         """The store at stream index ``j`` reached L2 with an earlier store of this warp (:meth:`merged`)."""

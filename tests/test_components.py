@@ -666,6 +666,40 @@ def test_l1_stores_leave_the_sm_once_few_enough_line_requests_are_in_flight_besi
         load("tiny", {"l1.store_credits": -1})
 
 
+def test_l1_stores_write_requests_hold_the_port_to_l2_a_line_at_a_time_and_a_loads_misses_go_out_behind_them():
+    l1, l2 = _l1(write_request_cycles=2.0)
+    # 4 lines: tag 0..4, through the port 4..12; FakeL2 has them at 12 + 30; the LSU-queue entry held until 12
+    assert l1.access("st", "global", _sectors(0, 4, 8, 12), 4, False, 32, 0.0) == 42
+    assert l2.calls[-1][2] == 12.0 and l1.sent == 12 and list(l1.waiting) == [12]
+    # one line right behind: tag 4..5, through the port behind the first, 12..14
+    assert l1.access("st", "global", _sectors(16), 1, False, 32, 1.0) == 44 and l1.port_free == 14
+    # a load's misses (tag 5..6) ask L2 once the writes before them are out (14), not at 6 + 8
+    assert _ld(l1, [40], 2.0) == 14 + 8 + 100 + 1
+    assert l2.calls[-1][0] == "read" and l2.calls[-1][2] == 14 + 8
+    free, _ = _l1()                                   # tiny: no time on the port
+    assert free.access("st", "global", _sectors(0, 4, 8, 12), 4, False, 32, 0.0) == 4 + 30 and free.port_free == 0
+    with pytest.raises(ConfigError, match="l1.write_request_cycles"):
+        load("tiny", {"l1.write_request_cycles": -1})
+
+
+def test_l1_a_store_holds_the_tag_stage_while_the_ports_backlog_is_past_its_buffer():
+    l1, _ = _l1(write_request_cycles=2.0, write_buffer_cycles=4.0)
+    # 4 lines: tag 0..4, through the port 4..12; the tag stage is free again once 4 cycles of it are left, at 8
+    assert l1.access("st", "global", _sectors(0, 4, 8, 12), 4, False, 32, 0.0) == 42 and l1.tag_free == 8
+    assert _ld(l1, [40], 1.0) == 12 + 8 + 100 + 1     # a load behind it: tag 8..9, its miss out at 12 + 8
+    free, _ = _l1(write_request_cycles=2.0)           # no buffer: the tag stage goes on at 4
+    free.access("st", "global", _sectors(0, 4, 8, 12), 4, False, 32, 0.0)
+    assert free.tag_free == 4
+    # a store waiting for credits does not hold it: 4 credits, the first store's until L2 has it at 42
+    held, _ = _l1(write_request_cycles=2.0, write_buffer_cycles=4.0, store_credits=4)
+    held.access("st", "global", _sectors(0, 4, 8, 12), 4, False, 32, 0.0)
+    # tag 8..12, credits at 42, the port 42..50; the port's own backlog ends at 20: the tag stage free at 16
+    assert held.access("st", "global", _sectors(16, 20, 24, 28), 4, False, 32, 1.0) == 50 + 30
+    assert held.tag_free == 16
+    with pytest.raises(ConfigError, match="l1.write_buffer_cycles"):
+        load("tiny", {"l1.write_buffer_cycles": -1})
+
+
 def test_l1_tells_l2_whether_a_store_is_one_it_could_merge():
     l1, l2 = _l1(merge_sectors=16, merge_lines=8)
     l1.access("st", "global", _sectors(*range(16)), 4, False, np.full(16, 4), 0.0)      # 16 sectors in 4 lines
@@ -987,6 +1021,35 @@ def test_warp_account_splits_cycles_by_reason_and_retire_counts_drain_and_the_ti
                                             "membar", "not_selected", "selected", "drain"]   # [20, 23) merged
     assert set(arr["slot"].tolist()) == {5} and set(arr["block"].tolist()) == {7}
     assert set(arr["warp"].tolist()) == {3}
+
+
+class SassLike:
+    """A SASS stream item as :meth:`Warp.next_memory` reads it: its waits (``srcs``), the scoreboards its result
+    and its register read set (``results``, ``read_sb``)."""
+    def __init__(self, mem=None, srcs=(), results=(), read_sb=None):
+        self.mem, self.srcs, self.results, self.read_sb = mem, srcs, results, read_sb
+        self.space, self.barrier, self.fence, self.dsts = "global", False, False, ()
+
+
+def test_a_stores_look_ahead_passes_waits_on_register_reads_but_not_on_results():
+    """ptxas's wait before a store's source registers are written again (a scoreboard last set for a register
+    read) does not stop the warp's next store merging with this one; a wait on a variable-latency result does,
+    and a PTX instruction's register reads always do."""
+    infos = [SassLike("st", read_sb=10), SassLike(results=(11,)), SassLike("st", read_sb=10),
+             SassLike(srcs=(10,)), SassLike("st"), SassLike(srcs=(11,)), SassLike("st")]
+    trace = type("T", (), {"index": 0, "pcs": list(range(len(infos)))})()
+    stalls = [[0.0] * len(REASONS) for _ in infos]
+    w = Warp(trace, FakeBlock(), 0, 0, 2, 0.0, stalls, infos)
+    assert w.next_memory(2) == (4, 4)                 # 3 waits on scoreboard 10, last set by 2's register read
+    assert w.next_memory(4) is None                   # 5 waits on 11, last set by 1's result
+    infos[1] = SassLike(read_sb=11)
+    assert w.next_memory(4) == (6, 6)                 # now 11 was last set for a register read too
+    ptx = [Info(), Info(srcs=(3,)), Info()]         # no read_sb: a PTX stream's OpInfo
+    for i in ptx:
+        i.mem, i.space, i.barrier = None, "global", False
+    ptx[0].mem = ptx[2].mem = "st"
+    w = Warp(type("T", (), {"index": 0, "pcs": [0, 1, 2]})(), FakeBlock(), 0, 0, 2, 0.0, stalls, ptx)
+    assert w.next_memory(0) is None
 
 
 def test_throttle_before_ready_counts_nothing_and_no_drain_without_late_stores():

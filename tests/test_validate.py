@@ -195,8 +195,17 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # -> 0.96; worse: routine.blur_tile16 1.01 -> 1.04): 4.31%, 91.7%, 6.86%, 96.3%, 91.7%, 97.9%, 0.118 (tile_sum's
     # top stall long_scoreboard, the H200's barrier, a near tie there). Without the constant lookups of the PTX
     # block the SASS left (issued at its start since) the reductions came out 2-5% fast: 4.36%
+    # Then a store's way out of the SM, measured (l1.write_request_cycles, write_data_cycles: a cycle a line and
+    # a cycle a sector of a store's requests on the SM's port to L2; write_buffer_cycles: loads behind stores
+    # wait for it; docs/hardware/store_port_hw.md, cold_rows_hw.md): 4.33%, 90.2%, 6.53%, 96.4%, 92.2%, 97.9%,
+    # 0.116 against 4.31%, 91.7%, 6.86%, 96.3%, 91.7%, 97.9%, 0.118: the worst case 28% -> 17% off
+    # (course.prefix_row32 0.72 -> 1.00), worse the naive transposes' one store a warp at the end
+    # (transpose.naive 0.955 -> 1.067, naive_32x32 0.903 -> 1.071, cuda_c.transpose_naive 1.027 -> 1.118, whose
+    # warp start was already long) and coalescing.particles_aos8 1.04 -> 1.15 (the H200 merges a third of its
+    # stores' sectors in L1 at this size, smsim none); a float2 stored as two floats merges every pair (a wait
+    # on an older store's register read no longer stops the look-ahead)
     s = _pinned()
-    _at_least_as_good(s, 4.32, 0.917, 6.86, 0.962, 0.917, 0.979, 0.119)
+    _at_least_as_good(s, 4.34, 0.901, 6.53, 0.963, 0.922, 0.979, 0.116)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is empty_1wave, 7.9% (16.6%, plain.saxpy_gs512, while the
     # timed blocks and their neighbours were pooled)
@@ -251,8 +260,9 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # barriers 8.71%, 78.1%, 29.53%, 87.0%, 90.1%, 49.5%, 0.146 on 192: practice.col_cumsum 0.13 of the H200's
     # time with 0.05 of its instructions, the EXIT ptxas made of its loop's back branch read as exiting where the
     # branch was taken; exiting where it falls through to ret (Replay.exit_on_fall): 0.97, and 8.24%, 78.6%,
-    # 29.23%, 87.1%, 90.1%, 49.5%, 0.145; ell_spmv 1.61 with 3.1x the instructions, not studied)
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.25, 0.786, 29.23, 0.871, 0.901, 0.494, 0.146)
+    # 29.23%, 87.1%, 90.1%, 49.5%, 0.145; ell_spmv 1.61 with 3.1x the instructions, not studied; with a store's
+    # way out of the SM, measured (above): 8.25%, 77.1%, 29.29%, 87.2%, 90.6%, 49.5%, 0.144)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.25, 0.770, 29.29, 0.871, 0.906, 0.494, 0.144)
 
 
 @pytest.mark.slow
@@ -286,8 +296,10 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # cases before them: 15.8%, 58%, 26.4%, 82%, 12.7%, 81%, 36%, 0.226; 15.6%, 59% with round-robin over all
     # warps)
     # (13.48%, 25.93%, rank 83.5% before wider stores paid their partial sectors into sectors L2 holds whole;
-    # with the 16 `practice` kernels 13.30%, 67.7%, 25.16%, 84.1%, 87.0%, 32.8%, 0.203 on 192)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.31, 0.677, 25.17, 0.841, 0.869, 0.328, 0.203)
+    # with the 16 `practice` kernels 13.30%, 67.7%, 25.16%, 84.1%, 87.0%, 32.8%, 0.203 on 192; with a store's
+    # way out of the SM, measured (above): 13.66%, 67.2%, 25.16%, 84.4%, 87.0%, 32.8%, 0.200; which cases moved
+    # on this stream was not looked at)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.67, 0.671, 25.17, 0.843, 0.869, 0.328, 0.200)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):

@@ -17,7 +17,13 @@ merged into an earlier one of its warp (``merged``: its bytes went to L2 with th
 :meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. A store leaves the
 SM once no more than ``store_credits`` of this SM's L2 write requests (one a line a store touches) are in
 flight to L2 with its own (sent, and L2's acknowledgement of
-taking them not back): it waits for L2 to take earlier ones. A reduction (an atomic whose result nobody
+taking them not back): it waits for L2 to take earlier ones. Then its write requests go out through the SM's
+port to L2, in order, ``write_request_cycles`` a line and ``write_data_cycles`` a sector of data (a store of a
+word in each of 32 lines holds it as long as one of 16 lines of four sectors each), and L2 has the request once
+its last line is through; while more than ``write_buffer_cycles`` of the port's own time is ahead of it (the
+writes before it, not a wait for credits), the store holds the tag stage (the requests behind it, loads too,
+wait); a load's misses go out after the writes queued before them (a read request carries no data: it takes
+no time of the port). A reduction (an atomic whose result nobody
 reads) likewise leaves once no more than ``reduction_credits`` operations of this SM's are in flight to L2
 with it (until L2 performs them). Both wait beside the tag stage (which goes on with other requests),
 keeping their place in the LSU queue (the H200 shows a store-bound kernel's backlog as ``lg_throttle``), and
@@ -69,6 +75,8 @@ class L1:
         self.tag_free = 0.0               # cycle the tag stage can take the next request
         self.mshrs = Pool(spec.mshrs)     # missed sectors in flight, freed when their fill is back
         self.sent = 0.0                   # cycle the last request submitted leaves the SM
+        self.port_free = 0.0              # cycle the port to L2 has sent the write requests before
+        self.port_queue = 0.0             # ... had none waited for credits: the backlog the tag stage sees
         self.reductions = Pool(spec.reduction_credits)    # reduction operations L2 has not performed yet
         self.stores = Pool(spec.store_credits)            # store requests (lines) L2 has not taken yet
         self.counts = {k: 0 for k in ("requests_ld", "sectors_ld", "requests_st", "sectors_st", "hit_ld", "miss_ld",
@@ -95,7 +103,13 @@ class L1:
             done = tend
         elif kind == "st":
             narrow = len(sectors) <= spec.merge_sectors and lines <= spec.merge_lines
-            done = self._credited(self.stores, lines, tend, lambda at: self.l2.write(sectors, at, ops, narrow))
+            done = self._credited(self.stores, lines, tend,
+                                  lambda at: self.l2.write(sectors, self._out(at, lines, len(sectors)), ops, narrow))
+            if spec.write_buffer_cycles:         # the port's own backlog, whatever the credits
+                cost = spec.write_request_cycles * lines + spec.write_data_cycles * len(sectors)
+                self.port_queue = (tend if tend > self.port_queue else self.port_queue) + cost
+                if self.port_queue - spec.write_buffer_cycles > self.tag_free:
+                    self.tag_free = self.port_queue - spec.write_buffer_cycles   # the tag stage waits for room
         elif kind in ("atom", "red"):
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
             done = self._credited(self.reductions, int(per_sector.sum()) if kind == "red" else 0, tend,
@@ -119,6 +133,19 @@ class L1:
         if held:
             credits.free_at(done, held)
         return done
+
+    def _out(self, t: float, lines: int, sectors: int) -> float:
+        """The cycle a store's ``lines`` write requests carrying ``sectors`` sectors, free to leave at ``t``, are
+        through the SM's port to L2 (after the writes before them, ``write_request_cycles`` a line and
+        ``write_data_cycles`` a sector); the store keeps its LSU-queue entry until then."""
+        cost = self.spec.write_request_cycles * lines + self.spec.write_data_cycles * sectors
+        if not cost:
+            return t
+        start = t if t > self.port_free else self.port_free
+        self.port_free = end = start + cost
+        if end > self.sent:
+            self.sent = end
+        return end
 
     def metrics(self, cycles: float) -> dict:
         """``l1tex__t_{requests,sectors}_pipe_lsu_mem_*`` (global loads, stores, atomics; local), lookup
@@ -167,7 +194,8 @@ class L1:
         back = t + spec.hit_latency_cycles
         arrive = back if latest < back else latest       # hits: back; pending fills: when they land
         if need:
-            got = self.l2.read(miss, back)
+            ask = self.port_free + spec.hit_latency_cycles   # the misses go out after the writes before them
+            got = self.l2.read(miss, back if back > ask else ask)
             if not bypass:
                 self.cache.fill(miss, got)
             last = float(got.max())
