@@ -170,6 +170,17 @@ def top_stalls(m: dict, n: int = 3) -> str:
     return " ".join(f"{k} {v:.1f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1])[:n])
 
 
+def per_step(rows: list, steps: Sequence[int], fields: Sequence[str] = ("kernel", "threads"),
+             key: str = "sm__cycles_elapsed.max") -> dict:
+    """``key``'s growth per step (per loop iteration) of each case of a probe that ran every case at the two
+    ``steps`` (its rows' ``n``): the rows' ``fields`` (a tuple) -> (``key`` at the larger less at the smaller)
+    over their difference, the kernel's start and end cancelling out; cases not run at both are left out."""
+    lo, hi = steps
+    by = {(tuple(r[f] for f in fields), r["n"]): r["metrics"][key] for r in rows}
+    cases = dict.fromkeys(case for case, _ in by)
+    return {c: (by[(c, hi)] - by[(c, lo)]) / (hi - lo) for c in cases if (c, lo) in by and (c, hi) in by}
+
+
 def simulated(rows: list, launch: Callable[[dict], tuple], **kw: Any) -> list:
     """smsim's rows for a probe's recorded ``rows`` (h200, numba's front end, the SASS stream, as the H200 ran
     numba's code): ``launch(row)`` gives each row's kernel, grid, block and arguments (``kw``: more of

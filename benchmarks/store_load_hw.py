@@ -53,10 +53,7 @@ def once() -> None:
 
 def per_step(rows: list, key: str = "sm__cycles_elapsed.max") -> dict:
     """(kernel, threads) -> cycles (or ``key``) per iteration, from the two ``n`` of each."""
-    by = {(r["kernel"], r["threads"], r["n"]): r["metrics"][key] for r in rows}
-    lo, hi = STEPS
-    return {(name, w): (by[(name, w, hi)] - by[(name, w, lo)]) / (hi - lo) for name in KERNELS for w in THREADS
-            if (name, w, lo) in by and (name, w, hi) in by}
+    return hw_probe.per_step(rows, STEPS, key=key)
 
 
 def simulated(rows: list, **kw) -> list:
