@@ -129,7 +129,7 @@ class L1Spec:
     store_credits: int = 0            # store requests (a line each) an SM has sent to L2 not yet acknowledged (0: any)
     write_request_cycles: float = 0.0  # cycles of the SM's port to L2 a store's write request (a line) takes (0: none)
     write_data_cycles: float = 0.0    # ... and each sector of data it carries (0: none)
-    write_buffer_cycles: float = 0.0  # the port's own backlog (cycles) past which a store holds the tag stage (0: any)
+    write_buffer_cycles: float = 0.0  # the port's own backlog past which a store holds the tag stage (0: never)
     merge_sectors: int = 0            # a warp's consecutive stores into the same sectors, each touching at most this
     merge_lines: int = 0              # many sectors in at most this many lines, reach L2 as one write (0: never)
 
