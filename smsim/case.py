@@ -13,6 +13,7 @@ Kernels are Python functions decorated with ``smsim.cuda.jit`` (the numba.cuda s
 from __future__ import annotations
 
 import os
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -75,7 +76,6 @@ def _where(e: BaseException | None, fn: Callable) -> str:
     code = getattr(fn, "__code__", None)
     if code is None:
         return ""
-    import traceback
     frames = [f for f in traceback.extract_tb(e.__traceback__)
               if f.filename == code.co_filename] if e is not None else []
     if frames:

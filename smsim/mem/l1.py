@@ -103,10 +103,10 @@ class L1:
             done = tend
         elif kind == "st":
             narrow = len(sectors) <= spec.merge_sectors and lines <= spec.merge_lines
+            cost = spec.write_request_cycles * lines + spec.write_data_cycles * len(sectors)   # on the port
             done = self._credited(self.stores, lines, tend,
-                                  lambda at: self.l2.write(sectors, self._out(at, lines, len(sectors)), ops, narrow))
+                                  lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow))
             if spec.write_buffer_cycles:         # the port's own backlog, whatever the credits
-                cost = spec.write_request_cycles * lines + spec.write_data_cycles * len(sectors)
                 self.port_queue = (tend if tend > self.port_queue else self.port_queue) + cost
                 if self.port_queue - spec.write_buffer_cycles > self.tag_free:
                     self.tag_free = self.port_queue - spec.write_buffer_cycles   # the tag stage waits for room
@@ -134,11 +134,10 @@ class L1:
             credits.free_at(done, held)
         return done
 
-    def _out(self, t: float, lines: int, sectors: int) -> float:
-        """The cycle a store's ``lines`` write requests carrying ``sectors`` sectors, free to leave at ``t``, are
-        through the SM's port to L2 (after the writes before them, ``write_request_cycles`` a line and
-        ``write_data_cycles`` a sector); the store keeps its LSU-queue entry until then."""
-        cost = self.spec.write_request_cycles * lines + self.spec.write_data_cycles * sectors
+    def _out(self, t: float, cost: float) -> float:
+        """The cycle a store's write requests, free to leave at ``t``, are through the SM's port to L2 (after the
+        writes before them; ``cost``: their cycles on it, ``write_request_cycles`` a line and ``write_data_cycles``
+        a sector); the store keeps its LSU-queue entry until then."""
         if not cost:
             return t
         start = t if t > self.port_free else self.port_free
