@@ -38,12 +38,14 @@ class Entry:
 class TraceLog:
     """What a traced batch executed, for :func:`isa.trace.trace_blocks`: ``steps``, one ``(pc, warps
     executing)`` per step; ``accesses``, one ``(step, space, space addresses, lanes)`` per memory access
-    part (appended by the memory instructions, :mod:`isa.ops.memory`)."""
-    __slots__ = ("steps", "accesses")
+    part (appended by the memory instructions, :mod:`isa.ops.memory`); ``atomics``, None or a list given one
+    ``(global addresses, lanes)`` per global atomic's part (:func:`isa.trace.global_sectors`)."""
+    __slots__ = ("steps", "accesses", "atomics")
 
     def __init__(self) -> None:
         self.steps: list = []
         self.accesses: list = []
+        self.atomics: list | None = None
 
 
 class Batch:

@@ -247,21 +247,33 @@ class _SectorSink:
 
 
 def global_sectors(launch: Any, blocks: list, sector_bytes: int, firsts: bool = False,
-                   issued: dict | None = None) -> list:
+                   issued: dict | None = None, atomics: dict | None = None) -> list:
     """Run ``blocks`` (block indices) of ``launch`` functionally, together, keeping of what they did only the
     global sectors (``address // sector_bytes``) each touched: one sorted int64 array per block, in the order
     of ``blocks`` (``firsts``: a pair per block, the sectors and the global access, counted from 0 in
     execution order, that first touched each: the warps of a batch execute together, so blocks running the
     same code count their accesses alike; ``issued``: a dict given the PTX issue slots, :mod:`isa.cost`, each
-    block's warps took). Much lighter than :func:`trace_blocks` (no instruction streams, no addresses kept),
-    for blocks that are not timed but whose traffic matters (what they leave in L2)."""
+    block's warps took; ``atomics``: a dict given, for each block with global atomics, ``(sectors, lanes)``: the
+    sectors its atomics named, sorted, and how many lane operations each). Much lighter than
+    :func:`trace_blocks` (no instruction streams, no addresses kept), for blocks that are not timed but whose
+    traffic matters (what they leave in L2, the slices their atomics keep busy)."""
     log = TraceLog()
     batch = launch.batch(blocks, log=log)
     sink = _SectorSink(batch.lpb, sector_bytes)
     log.steps, log.accesses = _Drop(), sink      # type: ignore[assignment]
+    if atomics is not None:
+        log.atomics = []
     batch.run()
     if issued is not None:
         issued.update(zip(blocks, batch.warp_issued.reshape(len(blocks), -1).sum(axis=1).tolist()))
+    if log.atomics:
+        addr = np.concatenate([a for a, _ in log.atomics]).astype(np.int64) // sector_bytes
+        slot = np.concatenate([ln for _, ln in log.atomics]).astype(np.int64) // batch.lpb
+        keys, ops = np.unique((slot << _SLOT_SHIFT) | addr, return_counts=True)
+        slots = keys >> _SLOT_SHIFT
+        cut = np.searchsorted(slots, np.arange(len(blocks) + 1))
+        for i in np.flatnonzero(np.diff(cut)).tolist():
+            atomics[blocks[i]] = (keys[cut[i]:cut[i + 1]] & ((1 << _SLOT_SHIFT) - 1), ops[cut[i]:cut[i + 1]])
     keys, first = sink.distinct()
     slot = keys >> _SLOT_SHIFT
     sectors = keys & ((1 << _SLOT_SHIFT) - 1)

@@ -98,12 +98,11 @@ class L2Model(Component, Protocol):
         ``l1.merge_lines`` lines at most): the cycle L2 has them."""
         ...
 
-    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False,
-               words: np.ndarray | None = None, floating: bool = False, whole: np.ndarray | None = None) -> float:
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
+               whole: np.ndarray | None = None) -> float:
         """A global atomic on ``sectors`` at ``t``, ``ops[i]`` operations in turn on sector ``i`` (``red``: a
-        reduction, whose result nobody reads; ``words``: the distinct addresses it names; ``floating``: a
-        float add; ``whole[i]``: how many of sector ``i``'s operations name every word of it, None: none):
-        the cycle its results are back."""
+        reduction, whose result nobody reads; ``floating``: a float add; ``whole[i]``: how many of sector
+        ``i``'s operations name every word of it, None: none): the cycle its results are back."""
         ...
 
     def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
@@ -132,17 +131,15 @@ class L1Model(Component, Protocol):
         ...
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
-               t: float, words: np.ndarray | None = None, floating: bool = False,
-               whole: np.ndarray | None = None, merged: bool = False) -> float:
+               t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False) -> float:
         """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
         ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
         sector, an atomic's operations (:func:`smsim.fast.coalesce.atomic_ops`) or a store's bytes written
-        (:func:`smsim.fast.coalesce.bytes_written`), else None) at ``t`` (an atomic's distinct ``words``, whether
-        it is a ``floating`` add and its operations on ``whole`` sectors, :func:`smsim.fast.coalesce.whole_rounds`,
-        go on to L2): the cycle its data is back (load, atomic) or L2 has it
-        (store; ``merged``: a store whose bytes an earlier store of its warp carried to L2 takes the tag
-        stage and nothing more)."""
+        (:func:`smsim.fast.coalesce.bytes_written`), else None) at ``t`` (whether an atomic is a ``floating``
+        add and its operations on ``whole`` sectors, :func:`smsim.fast.coalesce.whole_rounds`, go on to L2):
+        the cycle its data is back (load, atomic) or L2 has it (store; ``merged``: a store whose bytes an
+        earlier store of its warp carried to L2 takes the tag stage and nothing more)."""
         ...
 
 

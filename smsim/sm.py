@@ -10,7 +10,9 @@ starts: :meth:`smsim.front_end.FrontEnd.dispatch_at`). With ``l2.sharing`` the b
 in the grid, which other SMs run, are run once too (:meth:`SM.neighbours`): the sectors they touch before it
 does are in the device's L2 when it asks for them; with ``"device"`` (every preset's) the blocks before it
 also run, sectors only, through the device's L2 (:meth:`SM._device_until`, :class:`smsim.mem.l2.DeviceL2`),
-and what they left there is too.
+and what they left there is too; in a kernel with atomics the device's resident blocks around a timed one run
+as well, and the slices their atomics fall on take the other SMs' share of L2's atomic work
+(:meth:`SM._atomics_around`).
 
 Life of an instruction (:meth:`SM.issue`, called by a sub-partition's scheduler at cycle ``t``): the
 warp's waiting cycles are attributed (:meth:`smsim.warp.Warp.account`); then its timing effect: a
@@ -174,6 +176,13 @@ class SM:
         #: all, 0 where another SM's L2 share writes the sector back), to ``share_writes`` at its dispatch
         self.shared_writes: dict = {}
         self.share_writes: Any = None     # an :meth:`smsim.contracts.L2Model.written_by_others`
+        #: with ``device``: an :meth:`smsim.mem.l2.L2.atomics_by_others` (None: the L2 model has none), told at
+        #: each timed block's dispatch what the blocks around it do atomics on; and, per block run ahead on the
+        #: interpreter, its atomics' (sectors, lane operations on each) (:func:`isa.trace.global_sectors`)
+        self.share_atomics: Any = None
+        self.atomic_blocks: dict = {}
+        self.near_timed: set | None = None
+        self.has_atomics = any(getattr(i, "mem", None) in ("atom", "red") for i in op_infos(launch.prog))
         self._slots: dict = {}            # a warp's executed pcs (bytes) -> its issue slots: most warps repeat
         self._ptx_cost = [op.cost for op in launch.prog.ops]
         pipes = spec.pipes
@@ -310,6 +319,8 @@ class SM:
             self.shared_writes[b] = (sectors, np.where(self._lot(sectors, writers), writers, 0))
         held, there, together = self._by_lot(b, own, held, there, by, lo, top)
         self.device.forget(min(lo, b - wide, b - self.device.concurrent))
+        if self.share_atomics is not None and self.has_atomics:
+            self._atomics_around(b, n)
         first = self.mine_first.pop(b, None)
         if first is not None and len(held):     # brought by a block that runs with it, but it gets there first
             keep = there | ~np.isin(held, first, assume_unique=True)
@@ -322,6 +333,39 @@ class SM:
                                      np.concatenate([together, no]))
         if len(held):
             self.near[b] = (held, there, together)
+
+    def _atomics_around(self, b: int, n: int) -> None:
+        """Tell ``share_atomics`` what the blocks that run on other SMs with the timed block ``b`` do atomics
+        on: the ``DeviceL2.concurrent`` blocks the device keeps resident (the ones before it when it starts,
+        the ones after it as they take their places: the span of that many centred on it, within the grid),
+        as the interpreter ran them; those past ``n`` (the blocks the device's L2 has run) run now and wait,
+        with their sectors, for the device's L2 to take them in block order (:attr:`neighbour_sectors`, as
+        the grid neighbours do). The timed blocks' grid neighbours, which :meth:`neighbours` traces, are left
+        out (a few of hundreds)."""
+        span = self.device.concurrent
+        nblocks = self.launch.nblocks
+        lo = max(0, min(b - span // 2, nblocks - span))
+        hi = min(nblocks, lo + span)
+        kept = self.atomic_blocks
+        for k in [k for k in kept if k < lo]:
+            del kept[k]
+        if self.near_timed is None:         # the grid neighbours of timed blocks: :meth:`neighbours` runs them
+            gx = self.launch.grid3[0]
+            self.near_timed = {t + dy * gx + dx for t in self.timed for dy in (-1, 0, 1) for dx in (-1, 0, 1)}
+        ahead = [k for k in range(n, hi) if k not in self.timed and k not in self.ran_ahead
+                 and k not in self.neighbour_sectors and k not in self.traces and k not in self.near_timed]
+        per_batch = max(1, BATCH_LANES // (WARP_LANES * self.warps_per_block))
+        for i in range(0, len(ahead), per_batch):
+            for k, sectors, firsts in self._run_ahead(ahead[i:i + per_batch]):
+                self.neighbour_sectors[k] = (sectors, False, firsts)
+        parts = [v for k, v in kept.items() if lo <= k < hi and k != b]
+        if not parts:
+            self.share_atomics(np.zeros(0, np.int64), np.zeros(0, np.int64))
+            return
+        sectors = np.concatenate([p[0] for p in parts])
+        ops = np.concatenate([p[1] for p in parts])
+        sectors, at = np.unique(sectors, return_inverse=True)
+        self.share_atomics(sectors, np.bincount(at, ops, len(sectors)))
 
     def _first_in_wave(self, b: int, held: np.ndarray, there: np.ndarray) -> tuple:
         """Of the sectors ``held`` that a block of ``b``'s own wave brought into the device's L2 before it (in
@@ -396,7 +440,6 @@ class SM:
     def _device_to(self, b: int) -> None:
         """Run the blocks from :attr:`frontier` to ``b`` (not included; none of them timed) through the
         device's L2, in block order (see :meth:`_device_until`)."""
-        sb = self.spec.l2.sector_bytes
         per_batch = max(1, BATCH_LANES // (WARP_LANES * self.warps_per_block))
         kept, n = self.neighbour_sectors, self.frontier
         while n < b:
@@ -407,14 +450,23 @@ class SM:
             m = n + 1
             while m < b and m - n < per_batch and m not in kept:
                 m += 1
-            run = list(range(n, m))
-            issued: dict = {}
-            for k, (sectors, firsts) in zip(run, global_sectors(self.launch, run, sb, firsts=True, issued=issued)):
+            for k, sectors, firsts in self._run_ahead(list(range(n, m))):
                 self.device.touch(k, sectors, firsts=firsts)
-            self.grid_count.ran(issued)
-            self.ran_ahead.update(run)
             n = m
         self.frontier = max(self.frontier, b)
+
+    def _run_ahead(self, run: list) -> list:
+        """Run the blocks ``run`` (none timed) on the interpreter, together, in place of their run in the
+        launch's completion (:attr:`ran_ahead`), keeping the global sectors each touched and the access that
+        first touched each (:func:`isa.trace.global_sectors`), and, in a kernel with atomics, what its
+        atomics named (:attr:`atomic_blocks`): ``[(block, sectors, firsts)]``."""
+        issued: dict = {}
+        atomics = self.atomic_blocks if self.share_atomics is not None and self.has_atomics else None
+        got = global_sectors(self.launch, run, self.spec.l2.sector_bytes, firsts=True, issued=issued,
+                             atomics=atomics)
+        self.grid_count.ran(issued)
+        self.ran_ahead.update(run)
+        return [(k, sectors, firsts) for k, (sectors, firsts) in zip(run, got)]
 
     def _stores(self) -> np.ndarray:
         """Per PTX instruction of the kernel, whether it is a global or local store."""
@@ -686,13 +738,12 @@ class SM:
             a = self._merge_ahead(w, info, sectors, a)
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind in ("atom", "red") else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
-        words = np.unique(a) if info.float_add else None     # only a float add's words matter to L2
         whole = coalesce.whole_rounds(a, info.nbytes, l1.sector_bytes) if kind in ("atom", "red") else None
         read = 0
         if self.dram is not None:
             read = self.dram.bytes_read
             self.dram.in_step = kind == "ld" and w.in_step(t)
-        done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, words, info.float_add, whole,
+        done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, info.float_add, whole,
                                   merged), shared_ready)
         if self.dram is not None:
             self.dram.in_step = False

@@ -537,7 +537,7 @@ class FakeL2:
         self.narrow = narrow
         return t + 30.0
 
-    def atomic(self, sectors, t, ops, red=False, words=None, floating=False, whole=None):
+    def atomic(self, sectors, t, ops, red=False, floating=False, whole=None):
         self.calls.append(("atomic", list(sectors), t))
         return t + 50.0 + int(ops.sum())
 
@@ -1370,20 +1370,52 @@ def test_l2_atomic_units_serialize_each_slice_and_share_it_with_the_busy_sms():
     assert l2.atomic(_sectors(16), 102.0, np.array([1])) == 124.5
 
 
-def test_float_adds_on_one_word_wait_for_each_other_and_interleaved_words_hide_it():
+def test_float_adds_on_one_sector_wait_for_each_other_and_interleaved_sectors_hide_it():
     spec = dataclasses.replace(TINY.l2, atomic_op_cycles=2.0, float_atomic_cycles=5.0, slices=4, slice_bytes=512)
     l2 = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)
-    l2.read(_sectors(0, 1), 0.0)                          # warm: the atomics' sectors hit, 20 cycles after the port
-    # 32 lanes on word 0 in turn: the first at 5 (the unit's float adds have named one word), 31 more at 5
-    assert l2.atomic(_sectors(0), 100.0, np.array([32]), words=np.array([0]), floating=True) == 120.5 + 32 * 5
+    l2.read(_sectors(0, 1, 2, 3, 4), 0.0)               # warm: the atomics' sectors hit, 20 cycles after the port
+    # 32 lanes on a word of sector 0 in turn: the unit's float adds have named one sector, 5 each
+    assert l2.atomic(_sectors(0), 100.0, np.array([32]), floating=True) == 120.5 + 32 * 5
     # an integer request of the same shape: 32 x 2
     ints = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)
     ints.read(_sectors(0, 1), 0.0)
-    assert ints.atomic(_sectors(0), 100.0, np.array([32]), words=np.array([0])) == 120.5 + 32 * 2
-    # once the unit has seen four words, a lone float add hides its latency behind the others': max(2, 5 / 4)
-    l2.atomic(_sectors(1), 300.0, np.array([1, ]), words=np.array([32, 36, 40]), floating=True)
+    assert ints.atomic(_sectors(0), 100.0, np.array([32]), floating=False) == 120.5 + 32 * 2
+    # once the unit has seen four sectors (all in one 512-byte chunk: one slice), an add waits max(2, 5 / 4)
+    for k in (1, 2):
+        l2.atomic(_sectors(k), 300.0, np.array([1]), floating=True)
     t = l2.unit_free.max()
-    assert l2.atomic(_sectors(1), t, np.array([1]), words=np.array([44]), floating=True) == t + 20.5 + 2.0
+    assert l2.atomic(_sectors(3), t, np.array([8]), floating=True) == t + 20.5 + 8 * 2.0
+    # the blocks around this SM's add into other sectors of that slice: they hide the latency too
+    fresh = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)
+    fresh.read(_sectors(0, 1, 2, 3, 4), 0.0)
+    fresh.atomics_by_others(_sectors(1, 2, 3), np.array([32, 32, 32]))
+    assert fresh.atomic(_sectors(0), 100.0, np.array([32]), floating=True) == 120.5 + 32 * 2.0
+
+
+def test_other_sms_atomics_load_the_slices_the_blocks_around_this_sms_add_into():
+    """[hw19] a segmented sum's blocks add into their own words: the other SMs' adds fall on other slices (the
+    H200's drills.segment_sum takes 8.9 us where spreading them as this SM's took 55)."""
+    spec = dataclasses.replace(TINY.l2, atomic_op_cycles=2.0, slices=4, slice_bytes=512)
+
+    def done(others=None):
+        l2 = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=3)
+        l2.read(_sectors(0, 16, 32, 48), 0.0)
+        if others is not None:
+            l2.atomics_by_others(*others)
+        l2.atomic(_sectors(0), 100.0, np.array([4]))
+        return l2.atomic(_sectors(0), 101.0, np.array([4]))       # waits for its unit's backlog
+
+    chunk = 16                                                    # sectors a 512-byte chunk holds
+    units = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0)._slices(np.arange(4) * chunk)
+    other = int(np.flatnonzero(units != units[0])[0]) * chunk       # a sector on another slice than sector 0
+    # unknown: the 2 other SMs' requests cost what this one did (4 x 2), on this SM's slice: 120.5 + 8 + 16,
+    # then this request's 8
+    assert done() == 120.5 + 8 + 2 * 8 + 8
+    # their blocks add into another slice: nobody else's work on sector 0's
+    assert done((_sectors(other), np.array([64]))) == 120.5 + 8 + 8
+    # into the same sector: as unknown; none at all: nothing joins
+    assert done((_sectors(0), np.array([64]))) == done()
+    assert done((np.zeros(0, np.int64), np.zeros(0, np.int64))) == 120.5 + 8 + 8
 
 
 def test_atomic_ops_per_sector_are_the_most_lanes_on_one_address():
@@ -1423,24 +1455,23 @@ def test_l2_atomic_operations_on_a_whole_sector_take_the_round_cost_and_on_part_
     # 1.45, random histogram bins (part of a sector each) 1.40-1.44
     spec = dataclasses.replace(TINY.l2, atomic_op_cycles=2.0, atomic_round_cycles=1.5, slices=4, slice_bytes=512)
 
-    def took(ops, whole=None, words=None, floating=False, float_cycles=0.0):
+    def took(ops, whole=None, floating=False, float_cycles=0.0):
         """Unit cycles of one request on a warm sector of an idle L2 (its arrival: a lone add's done less 2)."""
         cycles = []
         for o, k in (([1], None), (ops, whole)):
             l2 = L2(dataclasses.replace(spec, float_atomic_cycles=float_cycles), 4096, BandwidthQueue(64.0),
                     _dram(), seed=0, busy=1)
             l2.read(_sectors(0), 0.0)
-            cycles.append(l2.atomic(_sectors(0), 100.0, np.array(o), words=words, floating=floating,
+            cycles.append(l2.atomic(_sectors(0), 100.0, np.array(o), floating=floating,
                                     whole=None if k is None else np.array(k)))
         return cycles[1] - (cycles[0] - 2.0)
 
     assert took([5], [3]) == 3 * 1.5 + 2 * 2        # 3 rounds over the whole sector, 2 over part of it
     assert took([4], [4]) == 4 * 1.5
     assert took([5]) == took([5], [0]) == 5 * 2     # without ``whole`` no round is taken to name all words
-    # a float add over a whole sector starts at the round cost (its words hide the adder's latency), one
-    # over part of it at the operation cost
-    words = np.arange(8) * 4
-    assert took([1], [1], words, True, 1.0) == 1.5 and took([1], [0], words, True, 1.0) == 2.0
+    # a float add over a whole sector takes the round cost, one over part of it the operation cost (the
+    # adder's latency, 1, is below both)
+    assert took([1], [1], True, 1.0) == 1.5 and took([1], [0], True, 1.0) == 2.0
 
 
 def test_l2_reads_dram_in_whole_accesses_and_keeps_the_neighbours():

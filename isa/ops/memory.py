@@ -59,16 +59,20 @@ def _parts(ctx, space: str, addr: np.ndarray):
     return [(sp, pos, a) for sp, (pos, a) in ctx.st.spaces.split_generic(addr).items()]
 
 
-def _offsets(ctx, space, addr, lanes, nbytes, count=None):
+def _offsets(ctx, space, addr, lanes, nbytes, count=None, atomic=False):
     """Yield (buffer, positions, element index) of each part of an access; global parts of loads and
-    stores are counted (``count`` = "ld"/"st") when the run counts memory traffic."""
+    stores are counted (``count`` = "ld"/"st") when the run counts memory traffic, and global parts of an
+    ``atomic`` go to the log's ``atomics`` where it keeps them."""
     for sp, pos, a in _parts(ctx, space, addr):
         lanes_here = lanes[pos]
         off = ctx.access(sp, a, lanes_here, nbytes)
         if count and sp == "global":
             ctx.st.spaces.gmem.count(count, a, lanes_here)
-        if ctx.st.log is not None:
-            ctx.st.log.accesses.append((ctx.st.steps, sp, a, lanes_here))
+        log = ctx.st.log
+        if log is not None:
+            log.accesses.append((ctx.st.steps, sp, a, lanes_here))
+            if atomic and sp == "global" and log.atomics is not None:
+                log.atomics.append((a, lanes_here))
         yield ctx.st.spaces.buffer(sp), pos, off
 
 
@@ -119,7 +123,7 @@ def _atomic(ins, ctx, has_dst: bool) -> None:
     b = np.broadcast_to(ctx.src(first + 1, t), ctx.active.shape)[lanes].view(dt)
     c = np.broadcast_to(ctx.src(first + 2, t), ctx.active.shape)[lanes].view(dt) if op == "cas" else b
     old = np.empty(lanes.size, dt)
-    for buf, pos, off in _offsets(ctx, space_of(ins), addr, lanes, dt.itemsize):
+    for buf, pos, off in _offsets(ctx, space_of(ins), addr, lanes, dt.itemsize, atomic=True):
         view = buf.view(dt)
         old[pos] = fastatomic.apply(op, view, off // dt.itemsize, b[pos], c[pos])
     if has_dst:

@@ -88,8 +88,7 @@ class L1:
         return room_at(self.waiting, self.spec.lsu_queue, t)
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
-               t: float, words: np.ndarray | None = None, floating: bool = False,
-               whole: np.ndarray | None = None, merged: bool = False) -> float:
+               t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False) -> float:
         """Submit a request of ``kind`` ("ld", "st", "atom" or "red") at ``t`` (the caller checked
         :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store; ``merged``:
         a store whose bytes an earlier one of its warp carried to L2, which takes the tag stage and no
@@ -114,7 +113,7 @@ class L1:
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
             done = self._credited(self.reductions, int(per_sector.sum()) if kind == "red" else 0, tend,
                                   lambda at: self.l2.atomic(sectors, at + spec.hit_latency_cycles, per_sector,
-                                                            kind == "red", words, floating, whole))
+                                                            kind == "red", floating, whole))
         else:
             done = self._load(space, sectors, bypass, tend, t)
         leave = self.sent if self.sent > tend else start    # waiting for credits it keeps its place

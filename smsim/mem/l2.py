@@ -54,16 +54,22 @@ turn); each takes ``atomic_op_cycles`` of its slice's unit, or ``atomic_round_cy
 word of the sector (:func:`smsim.fast.coalesce.whole_rounds`: 32 lanes on a line's 32 words, a merge of
 histogram bins), after the sector's data is there and the unit has done its backlog. The units serve the
 ``busy`` SMs of the launch, which all send them work alike (as every shared resource in this share model):
-after this SM's own operations, the other SMs' as many join the backlogs, spread over the slices as this SM's
-operations have been so far. That spread is smoothed by how much of it is still unseen (Good-Turing: the share
-of operations that were the first on their chunk goes evenly to all slices), so 256 samples into 64 K bins
-load every slice alike, as 4 M samples on all SMs do, while the same-address reductions of one bin run at
-``1/busy`` of one unit's rate. A lone operation waits for nobody. A float add (``floating``) on a word waits
-for the previous one on that word to finish, ``float_atomic_cycles`` (its adder's latency, 3.66 cycles on an
-H200 where an integer add takes 1.57): lanes naming one word in turn pay it each, and so does a request's
-first when the unit's float adds have named only one word (a sum into one scalar: ``everyday.dot_atomic``), a
-fraction of it when they interleave a few (``float_atomic_cycles / words``, never below ``atomic_op_cycles``);
-the other SMs' requests cost what this one did.
+after this SM's own operations, the other SMs' as many join the backlogs, spread over the slices as the
+blocks that run with this SM's spread theirs: with ``l2.sharing = "device"`` the device's resident blocks
+around a timed one run on the interpreter, which notes their atomics (:meth:`atomics_by_others`;
+``docs/hardware/atomic_spread_hw.md``: a segmented sum's blocks each add into their own words, so the other
+SMs' adds fall on other slices than this SM's, a histogram's blocks into the same bins). Without it, as this
+SM's operations have been so far, smoothed by how much of that is still unseen (Good-Turing: the share of
+operations that were the first on their chunk goes evenly to all slices), so 256 samples into 64 K bins load
+every slice alike, as 4 M samples on all SMs do, while the same-address reductions of one bin run at
+``1/busy`` of one unit's rate. A lone operation waits for nobody. A float add (``floating``) waits for the
+previous one on its sector to finish, ``float_atomic_cycles`` (its adder's latency, 3.66 cycles on an H200
+where an integer add takes 1.57), unless the unit interleaves other sectors' adds with it: every operation of
+a request pays ``float_atomic_cycles / sectors``, never less than ``atomic_op_cycles``, ``sectors`` the
+distinct sectors float adds have named at the slice, this SM's and the blocks' around it (a sum into one
+scalar, ``everyday.dot_atomic``, pays all of it; 32 lanes on one word whose slice takes other sectors' adds
+too pay ``atomic_op_cycles`` each, as the H200's do: ``docs/hardware/atomic_spread_hw.md``); the other SMs'
+requests cost what this one did.
 Registered as ``l2.model = "write_through"``.
 """
 from __future__ import annotations
@@ -99,9 +105,9 @@ def forget_oldest(table: dict, limit: int) -> list:
     return gone
 
 
-#: distinct words a slice's float adds interleave from which a float add never waits for the previous one on
-#: its word (``float_atomic_cycles / HOT_WORDS`` is then below ``atomic_op_cycles``)
-HOT_WORDS = 4
+#: distinct sectors a slice's float adds interleave from which a float add never waits for the previous one on
+#: its sector (``float_atomic_cycles / HOT_SECTORS`` is then below ``atomic_op_cycles``)
+HOT_SECTORS = 4
 
 
 #: the first line of the dirty data L2 holds when a kernel starts (``l2.dirty_at_start_bytes``): far above any
@@ -129,7 +135,11 @@ class L2:
         self.spec, self.dram, self.busy = spec, dram, busy
         self.unit_free = np.zeros(spec.slices)   # cycle each slice's atomic unit has done its backlog
         self.unit_ops = np.zeros(spec.slices)    # this SM's atomic operations per slice so far
-        self.unit_words: dict = {}          # slice -> distinct words float adds named there (up to HOT_WORDS)
+        self.unit_sectors: dict = {}        # slice -> distinct sectors float adds named there (up to HOT_SECTORS)
+        #: the share of the other SMs' atomic operations each slice gets, from the blocks that run with this
+        #: SM's (:meth:`atomics_by_others`), None: unknown (spread as this SM's own)
+        self.others_spread: np.ndarray | None = None
+        self.others_sectors: dict = {}      # slice -> distinct sectors those blocks' atomics name there (a few)
         self.chunk_ops: dict = {}         # slice_bytes chunk -> this SM's operations on it so far
         self.once = 0                     # chunks that have had exactly one operation
         unit = spec.line_bytes * spec.assoc
@@ -394,10 +404,10 @@ class L2:
                 self.partial_filled += len(got)
                 self.dram.read(np.array([line * spl + k for k in got], np.int64), t)
 
-    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False,
-               words: np.ndarray | None = None, floating: bool = False, whole: np.ndarray | None = None) -> float:
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
+               whole: np.ndarray | None = None) -> float:
         """A global atomic on ``sectors`` (``ops``: the operations each needs in turn; ``red``: a reduction;
-        ``words``: the distinct addresses it names; ``floating``: a float add; ``whole``: how many of each
+        ``floating``: a float add; ``whole``: how many of each
         sector's operations name every word of it, None: none) arriving at ``t``, performed by the slices'
         atomic units: the cycle its results are back."""
         ready = self._get(sectors, t, False)
@@ -412,11 +422,11 @@ class L2:
         rnd = spec.atomic_round_cycles or op            # an operation on every word of a sector
         wholes = whole.tolist() if whole is not None else [0] * len(sectors)
         chunks = sectors // per_chunk
-        units = (chunks * 2654435761 & 0xFFFFFFFF) % spec.slices      # a hash spreads chunks over slices
+        units = self._slices(sectors)
         seen, load, free = self.chunk_ops, self.unit_ops, self.unit_free
         chain = spec.float_atomic_cycles if floating and spec.float_atomic_cycles > op else 0.0
-        if chain and words is not None:
-            self._note_words(words, units[np.searchsorted(sectors, words // spec.sector_bytes)])
+        if chain:
+            self._note_sectors(sectors, units)
         done = t
         cost = 0.0                          # unit cycles of this request, as the other SMs' requests cost too
         for chunk, u, r, n, full in zip(chunks.tolist(), units.tolist(), ready.tolist(), ops.tolist(), wholes):
@@ -424,8 +434,10 @@ class L2:
             seen[chunk] = k + n
             self.once += (k == 0 and n == 1) - (k == 1)
             load[u] += n
-            if chain:       # a float add waits for the last one on its word: hidden behind adds to other words
-                c = max(rnd if full else op, chain / (len(self.unit_words.get(u, ())) or 1)) + (n - 1) * chain
+            if chain:       # a float add waits for the last one on its sector: hidden behind adds to others
+                hot = self.unit_sectors.get(u, set()) | self.others_sectors.get(u, set())
+                wait = chain / (len(hot) or 1)
+                c = full * max(rnd, wait) + (n - full) * max(op, wait)
             else:
                 c = full * rnd + (n - full) * op
             cost += c
@@ -433,21 +445,48 @@ class L2:
             free[u] = start + c
             if free[u] > done:
                 done = free[u]
-        # the other busy SMs' operations join every unit's backlog, spread as this SM's have been
-        total = self.atomic_ops
-        covered = 1.0 - self.once / total                   # Good-Turing: the share of operations on seen chunks
-        spread = covered * load / total + (1.0 - covered) / spec.slices
+        # the other busy SMs' operations join every unit's backlog, spread as the blocks that run with this
+        # SM's spread theirs (known: l2.sharing = "device"), else as this SM's have been
+        spread = self.others_spread
+        if spread is None:
+            total = self.atomic_ops
+            covered = 1.0 - self.once / total               # Good-Turing: the share of operations on seen chunks
+            spread = covered * load / total + (1.0 - covered) / spec.slices
         np.maximum(free, float(ready.min()), out=free)
         free += (self.busy - 1) * cost * spread
         return float(done)
 
-    def _note_words(self, words: np.ndarray, units: np.ndarray) -> None:
-        """Remember the distinct words float adds have named at each unit (a few: from ``HOT_WORDS`` on, a
-        float add never waits for the one before on its word)."""
-        for w, u in zip(words.tolist(), units.tolist()):
-            ws = self.unit_words.setdefault(u, set())
-            if len(ws) < HOT_WORDS:
-                ws.add(w)
+    def atomics_by_others(self, sectors: np.ndarray, ops: np.ndarray) -> None:
+        """The blocks other SMs run with this SM's (``l2.sharing = "device"``: the device's resident blocks
+        around a timed one, run on the interpreter, :meth:`smsim.sm.SM._atomics_around`) perform atomics on
+        ``sectors`` (sorted, distinct), ``ops[i]`` lane operations on sector ``i``: the other busy SMs'
+        operations load the slices as theirs do (a segmented sum's blocks each add into their own words, over a
+        few slices at a time; a histogram's all into the same bins), and a float add at a slice waits for the
+        one before on its sector only while few sectors are named there (:meth:`atomic`)."""
+        spec = self.spec
+        units = self._slices(sectors)
+        total = float(ops.sum())
+        self.others_spread = np.bincount(units, ops, spec.slices) / total if total else np.zeros(spec.slices)
+        order = np.argsort(units, kind="stable")
+        units, sectors = units[order], sectors[order]
+        start = np.searchsorted(units, units)                  # each unit's first entry
+        keep = np.arange(len(units)) - start < HOT_SECTORS
+        self.others_sectors = {}
+        for u, sec in zip(units[keep].tolist(), sectors[keep].tolist()):
+            self.others_sectors.setdefault(u, set()).add(sec)
+
+    def _slices(self, sectors: np.ndarray) -> np.ndarray:
+        """The slice holding each of ``sectors``: a hash spreads the ``slice_bytes`` chunks over the slices."""
+        spec = self.spec
+        return (sectors // (spec.slice_bytes // spec.sector_bytes) * 2654435761 & 0xFFFFFFFF) % spec.slices
+
+    def _note_sectors(self, sectors: np.ndarray, units: np.ndarray) -> None:
+        """Remember the distinct sectors float adds have named at each unit (a few: from ``HOT_SECTORS`` on, a
+        float add never waits for the one before on its sector)."""
+        for sec, u in zip(sectors.tolist(), units.tolist()):
+            hot = self.unit_sectors.setdefault(u, set())
+            if len(hot) < HOT_SECTORS:
+                hot.add(sec)
 
     def metrics(self, cycles: float) -> dict:
         """``lts__t_sectors_srcunit_tex_*`` (reads, read hits, writes; atomics and reductions counted per
