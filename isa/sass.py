@@ -402,6 +402,10 @@ class Mapping:
     inner_loop: list = field(repr=False, default_factory=list)
     #: registers per thread ptxas allocated (what the occupancy depends on); None if it did not say
     registers: int | None = None
+    #: ``(PTX block start, index into at_start[start])`` of the remainder entries (``k = -1``) that are a
+    #: one-copy SASS loop after an unrolled one: it runs every iteration the unrolled loop and the
+    #: straight remainders leave (:func:`_plan`)
+    looping: frozenset = frozenset()
 
 
 def _blocks(sass: list) -> list:
@@ -455,6 +459,7 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
     labels = {x.label: i for i, x in enumerate(sass) if x.label and not x.outlined}
     sloops = _loops([(i, labels[t]) for i, x in enumerate(sass) if not x.outlined and x.base == "BRA"
                      for t in x.targets() if t in labels])
+    steps = _steps(kernel.body)
     placed = []                                  # (SASS block, its PTX block, copies of it, a full copy?)
     for blk in _blocks(sass):
         votes = Counter(ptx_block[sass[i].ptx] for i in blk if sass[i].ptx is not None and sass[i].ptx < n
@@ -478,7 +483,12 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
         found = sum(1 for i in blk if sass[i].base in ANCHOR_OPS and sass[i].ptx is not None
                     and sass[i].ptx < n and anchor[sass[i].ptx] and ptx_block[sass[i].ptx] == home)
         full = bool(ptx_anchors[home]) and found >= ptx_anchors[home]
-        placed.append((blk, home, max(1, round(found / ptx_anchors[home])) if full else 1, full))
+        copies = max(1, round(found / ptx_anchors[home])) if full else 1
+        if not ptx_anchors[home]:           # no anchor to count: the loop counter's step tells the copies
+            stepped = _step_copies(sass, blk, steps)
+            if stepped:
+                full, copies = True, stepped
+        placed.append((blk, home, copies, full))
     # How often each SASS block runs per entry of its PTX block: every entry outside PTX loops; inside
     # one, a block in a SASS loop runs once per ``k`` iterations (``k``: the unrolling of that SASS loop,
     # the copies of its full copies), and of several SASS loops for one PTX loop (an unrolled body and its
@@ -496,6 +506,7 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
         if pl is not None and sl is not None and unroll.get(sl, 1) >= best.get(pl, (0, None))[0]:
             best[pl] = (unroll.get(sl, 1), sl)
     at_start: dict = {}
+    looping: set = set()                         # (PTX block start, index in at_start[start]): remainder loops
     shares = Counter(home for _blk, home, _copies, _full in placed)
     for blk, home, copies, full in placed:
         start = first_of[home]
@@ -507,7 +518,11 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
         elif sl is None:
             k = -copies if full else 0       # a remainder ptxas unrolled (``-k``: k iterations), or set-up code
         elif best[pl][1] != sl and not _within(sloops, best[pl][1], sl):
-            continue
+            if best[pl][0] <= 1 or unroll.get(sl, 1) != 1 or not any(full for b, _h, _c, full in placed
+                                                                       if _innermost(sloops, b[0]) == sl):
+                continue
+            k = -1                   # the one-copy loop after an unrolled one: the iterations it leaves
+            looping.add((start, len(at_start.get(start, ()))))
         else:
             k = unroll.get(sl, 1)
         if k is not None:
@@ -518,7 +533,38 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
             members[p].append(x)
     loops_at = [tuple(j for j, (lo, hi) in enumerate(ploops) if lo <= pc <= hi) for pc in range(n)]
     inner = [-1 if _innermost(ploops, pc) is None else ploops.index(_innermost(ploops, pc)) for pc in range(n)]
-    return Mapping(members, sass, at_start, loops_at, inner)
+    return Mapping(members, sass, at_start, loops_at, inner, looping=frozenset(looping))
+
+
+def _steps(body: list) -> dict:
+    """PTX pc -> the step of a loop counter it adds (``add %r, %r, imm``: a register incremented by a
+    constant)."""
+    from .program import Imm, Reg
+    out = {}
+    for j, ins in enumerate(body):
+        ops = ins.operands
+        if ins.opcode in ("add", "sub") and len(ops) == 3 and isinstance(ops[0], Reg) and isinstance(ops[1], Reg) \
+                and ops[0].name == ops[1].name and isinstance(ops[2], Imm) and isinstance(ops[2].value, int) \
+                and ops[2].value:
+            out[j] = abs(ops[2].value)
+    return out
+
+
+def _step_copies(sass: list, blk: list, steps: dict) -> int:
+    """How many copies of its PTX loop's body a SASS block holds, told by the step its copy of the loop counter's
+    increment adds (an ``IADD3`` of ``0x10`` for a PTX step of 4: four copies), or 0 where none says."""
+    for i in blk:
+        x = sass[i]
+        step = steps.get(x.ptx) if x.ptx is not None else None
+        if step and x.base in ("IADD3", "IADD", "IADD32I", "VIADD"):
+            for tok in x.operands.replace(",", " ").split():
+                try:
+                    v = int(tok, 0)
+                except ValueError:
+                    continue
+                if v and abs(v) % step == 0:
+                    return abs(v) // step
+    return 0
 
 
 def _loops(edges: list) -> list:
@@ -612,6 +658,8 @@ class Replay:
         #: PTX block starts whose SASS holds both an unrolled loop (k > 1) and unrolled remainders (k < 0)
         self.planned = frozenset(pc for pc, blks in self.at_start.items()
                                  if any(k > 1 for _b, k in blks) and any(k < 0 for _b, k in blks))
+        #: per planned block start, the indices of its remainder entries that are one-copy loops
+        self.looping = {pc: frozenset(b for q, b in mapping.looping if q == pc) for pc in self.planned}
         self._streams: dict = {}           # a warp's pcs (bytes) -> its stream (:meth:`stream`)
         #: SASS memory instruction -> (bytes per lane, PTX pcs relative to its own that it also does, bytes
         #: from its PTX load's address to the wide access's start): ptxas merges the accesses of neighbouring
@@ -699,13 +747,14 @@ class Replay:
                 c = count[pc]
                 count[pc] = c + 1
                 if c == 0 and pc in planned:
-                    plan[pc] = _plan(blocks, _entries(pcs, p, lp, loops_at))
+                    plan[pc] = _plan(blocks, _entries(pcs, p, lp, loops_at), self.looping[pc])
                 issue = plan.get(pc) if pc in planned else None
                 for b, (blk, k) in enumerate(blocks):
                     if issue is None:
                         if (k <= 0 and c) or (k > 1 and c % k):
                             continue
-                    elif (k == 0 and c) or (k > 1 and (c >= issue[0] or c % k)) or (k < 0 and issue[1].get(b) != c):
+                    elif (k == 0 and c) or (k > 1 and (c >= issue[0] or c % k)) or \
+                            (k < 0 and c not in issue[1].get(b, ())):
                         continue
                     if k == 1:
                         limit = next_same[p]
@@ -762,23 +811,31 @@ def _entries(pcs: Any, p: int, lp: int, loops_at: list) -> int:
     return t
 
 
-def _plan(blocks: list, trips: int) -> tuple:
+def _plan(blocks: list, trips: int, looping: frozenset = frozenset()) -> tuple:
     """Which of a block's SASS runs in a loop instance of ``trips`` iterations, where ptxas unrolled the loop
     ``k`` times (``k > 1``) and unrolled its remainder into straight code of ``-k`` iterations each
-    (``k < 0``; the set-up blocks, ``k = 0``, run once): ``(entries, {index in blocks: entry})``. The unrolled
-    loop runs while more iterations are left than the remainders hold together, then each remainder, in
-    address order, where the iterations left cover it (ptxas's guards: a remainder of 2 then 1 after a loop
-    of 4 runs 2 + 1 of 3 iterations left, and the loop none). The unrolled loop is issued at the entries
-    below ``entries`` that are multiples of its ``k``; a remainder at the entry it starts at."""
+    (``k < 0``; the set-up blocks, ``k = 0``, run once), or kept a one-copy loop for it (``looping``: indices
+    into ``blocks``): ``(entries, {index in blocks: the entries it runs at})``. The unrolled loop runs while
+    at least ``k`` iterations are left (with straight remainders only: while more are left than they hold
+    together), then each straight remainder, in address order, where the iterations left cover it (ptxas's
+    guards: a remainder of 2 then 1 after a loop of 4 runs 2 + 1 of 3 iterations left, and the loop none),
+    then the one-copy loop every iteration still left (``drills.bitrev_scatter``: 6 iterations of a loop
+    of 4 run it once and a remainder of 2; 3 run the remainder of 2 and the one-copy loop once). The unrolled
+    loop is issued at the entries below ``entries`` that are multiples of its ``k``; a remainder at the entry
+    it starts at."""
     k = max(k for _b, k in blocks)
-    rest = sum(-kk for _b, kk in blocks if kk < 0)
-    loops = max(0, -(-(trips - rest) // k))
+    rest = sum(-kk for b, (_blk, kk) in enumerate(blocks) if kk < 0 and b not in looping)
+    loops = trips // k if looping else max(0, -(-(trips - rest) // k))
     left = trips - loops * k
-    at = {}
+    at: dict = {}
     for b, (_blk, kk) in enumerate(blocks):
-        if kk < 0 and left >= -kk:
-            at[b] = trips - left
+        if kk < 0 and b not in looping and left >= -kk:
+            at[b] = (trips - left,)
             left += kk
+    for b in sorted(looping):
+        if left > 0:
+            at[b] = tuple(range(trips - left, trips))
+            left = 0
     return loops * k, at
 
 

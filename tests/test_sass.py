@@ -192,6 +192,38 @@ def test_an_unrolled_loop_issues_its_unrolled_body_once_per_k_iterations(n):
     assert ldg == n
 
 
+def test_a_remainder_loop_runs_the_iterations_the_unrolled_loop_and_straight_remainders_leave():
+    """``_plan`` for a PTX loop ptxas made into a loop of 4 copies, a straight copy of 2 and a loop of 1 (index
+    2, ``looping``): the loop of 4 runs while 4 iterations are left, the copy of 2 where 2 are, the loop of 1
+    every iteration still left; without the loop of 1, the straight remainders hold what is left."""
+    blocks = [((0,), 4), ((1,), -2), ((2,), -1)]
+    assert sass._plan(blocks, 6, frozenset({2})) == (4, {1: (4,)})
+    assert sass._plan(blocks, 3, frozenset({2})) == (0, {1: (0,), 2: (2,)})
+    assert sass._plan(blocks, 1, frozenset({2})) == (0, {2: (0,)})
+    assert sass._plan(blocks, 8, frozenset({2})) == (8, {})
+    straight = [((0,), 4), ((1,), -2), ((2,), -1)]            # 2 then 1 of straight code, no loop
+    assert sass._plan(straight, 7) == (4, {1: (4,), 2: (6,)})
+    assert sass._plan(straight, 3) == (0, {1: (0,), 2: (2,)})
+
+
+def test_the_loop_counters_step_tells_the_copies_of_a_body_without_anchors():
+    """``_step_copies``: a SASS block's increment of the PTX loop counter (``add.s64 %rd, %rd, 4``) by 0x10 holds
+    four copies of the body; a block without the increment says nothing."""
+    from isa.program import Imm, Instruction, Reg
+    body = [Instruction("add", ("s64",), (Reg("%rd1"), Reg("%rd1"), Imm(4, "4")))]
+    steps = sass._steps(body)
+    assert steps == {0: 4}
+
+    class X:
+        def __init__(self, text, ptx):
+            self.base, self.operands = text.split(" ", 1)
+            self.base, self.ptx = self.base.split(".")[0], ptx
+    listing = [X("IADD3 R5, P1, R5, 0x10, RZ", 0), X("IADD3 R5, P0, R5, 0x4, RZ", 0), X("LOP3.LUT R1, R2", None)]
+    assert sass._step_copies(listing, [0], steps) == 4
+    assert sass._step_copies(listing, [1], steps) == 1
+    assert sass._step_copies(listing, [2], steps) == 0
+
+
 @needs_tools
 @pytest.mark.parametrize("case_id,hw", [("vector.saxpy", 3216), ("transpose.tiled_padded", 6208),
                                         ("coalescing.copy_stride8", 4864), ("matmul.tiled32", 41856)])
@@ -208,7 +240,8 @@ def test_sass_instruction_counts_are_near_the_h200s(case_id, hw):
 @needs_tools
 @pytest.mark.parametrize("case_id,hw", [("streams.empty_128waves", 337925), ("stencil.stencil_1d", 11328),
                                         ("streams.empty_1wave", 2645), ("ordinary.blur3x3", 233676),
-                                        ("plain.ratio_div", 73728), ("course.rowmax_block", 22640)])
+                                        ("plain.ratio_div", 73728), ("course.rowmax_block", 22640),
+                                        ("drills.bitrev_scatter", 186368)])
 def test_whole_grid_sass_counts_within_3_percent_of_the_h200s(case_id, hw):
     """A predicated EXIT ptxas made of ``if`` ends the warps that took the branch (the empty kernel: 5 SASS
     instructions a warp, not 6); the halo loads of the 1-D stencil, which ptxas stamped with a branch's line,
@@ -216,7 +249,11 @@ def test_whole_grid_sass_counts_within_3_percent_of_the_h200s(case_id, hw):
     puts inside a float32 division or square root are not taken (``ratio_div``: 72 a warp, not 83); a loop
     NVVM unrolled 4 times and ptxas 4 times more, with its remainder unrolled into straight code of 2 and 1
     of NVVM's iterations, runs only the code the trip count needs (``rowmax_block``'s 3 iterations: the
-    remainders, not the loop as well: 35368, 1.56x, when every version ran)."""
+    remainders, not the loop as well: 35368, 1.56x, when every version ran); a loop whose body has no
+    anchor to count its copies by, which ptxas made into a loop of 4 of NVVM's 4-way passes, a straight copy of
+    2 and a loop of 1 (``bitrev_scatter``'s 15 iterations: 3 passes and 3 of the remainder loop NVVM kept),
+    copies told by the loop counter's step (``+0x10``, ``+0x8``, ``+0x4``): the copy of 2 and the loop of 1
+    once (230400, 1.24x, when the loop of 1 ran every pass and the loop of 4 never)."""
     c = workloads.get(case_id)
     s = c.setup("test", 0)
     r = smsim.launch(c.load_kernel(), s.grid, s.block, s.args, shared_bytes=s.shared_bytes, config="h200",

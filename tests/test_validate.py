@@ -211,16 +211,17 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # add's wait a sector's (docs/hardware/atomic_spread_hw.md; segment_sum 0.85, coo_spmv 0.92; worse
     # lessons.ballot_count 1.07 -> 1.10, routine.warp_sum_atomic 1.02 -> 1.08, whose first add had found the
     # other SMs' spread unseen; streams.hist_bins4096 1.09 -> 0.94): 4.50%, 89.5%, 6.56%, 96.2%, 92.3%,
-    # 97.6%, 0.119 (on the 193 before drills 4.38%, 90.2%, 6.63%, 96.4%)
+    # 97.6%, 0.119 (on the 193 before drills 4.38%, 90.2%, 6.63%, 96.4%); then the copies of a loop body
+    # without anchors told by its counter's step, and a one-copy SASS loop after an unrolled one run as a
+    # remainder loop (isa.sass._step_copies, _plan: drills.bitrev_scatter's instructions 1.236 -> 1.005 of the
+    # H200's, its time 0.952 -> 0.933): 4.51%, 89.5%, 6.59%, 96.2%, 92.3%, 98.1%, 0.118
     s = _pinned()
-    _at_least_as_good(s, 4.51, 0.894, 6.56, 0.961, 0.923, 0.976, 0.119)
+    _at_least_as_good(s, 4.52, 0.894, 6.60, 0.961, 0.923, 0.980, 0.119)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
-    # issue 13 asks within 15% on all: the worst is drills.bitrev_scatter, 23.6% (a loop of runtime trip count
-    # NVVM unrolled 4-way and ptxas unrolled again, with copies of the body the listing maps "once per loop":
-    # how the stream issues them a PTX pass at a time was not studied; not fixed);
-    # before it, streams.empty_1wave, 7.9% (16.6%, plain.saxpy_gs512, while the timed blocks and their
-    # neighbours were pooled)
-    assert s["instructions_worst_pct"] <= 24.0
+    # issue 13 asks within 15% on all: the worst is streams.empty_1wave, 7.9% (drills.bitrev_scatter 23.6%
+    # before the remainder loop above; plain.saxpy_gs512 16.6% while the timed blocks and their neighbours were
+    # pooled)
+    assert s["instructions_worst_pct"] <= 8.0
 
 
 @pytest.mark.slow
@@ -274,8 +275,9 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # 29.23%, 87.1%, 90.1%, 49.5%, 0.145; ell_spmv 1.61 with 3.1x the instructions, not studied; with a store's
     # way out of the SM, measured (above): 8.25%, 77.1%, 29.29%, 87.2%, 90.6%, 49.5%, 0.144; with the 16 `drills`
     # kernels and the other SMs' atomics spread as the blocks around a timed one spread theirs (above): 8.19%,
-    # 76.4%, 28.34%, 87.1%, 90.4%, 48.1%, 0.146 on 208)
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.20, 0.764, 28.34, 0.871, 0.903, 0.480, 0.146)
+    # 76.4%, 28.34%, 87.1%, 90.4%, 48.1%, 0.146 on 208; with the remainder loops above 8.06%, 76.4%, 28.25%,
+    # 87.1%, 90.4%, 48.1%, 0.145)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.07, 0.764, 28.26, 0.871, 0.903, 0.480, 0.146)
 
 
 @pytest.mark.slow
