@@ -5,6 +5,10 @@ Run on the device machine, from the repository root (python3 with numba-cuda and
 
     python3 benchmarks/store_merge_hw.py --out $OUT/store_merge_hw.json
 
+and compare smsim with what it recorded (on any machine)::
+
+    python benchmarks/store_merge_hw.py --sim docs/hardware/store_merge_hw.json
+
 Why: ``benchmarks/partial_writes_hw.py`` found that stores filling a sector between them close together
 reach L2 as one write (a warp's two stores into 8 sectors: half the L1 store sectors arrive at L2; eight
 warps of a block into the same 32 sectors: a fifth), but not a warp's own eight stores into 32 sectors,
@@ -24,6 +28,7 @@ L2 write requests and sectors, DRAM bytes, the warps' stall reasons.
 """
 from __future__ import annotations
 
+import json
 import pathlib
 import sys
 
@@ -100,8 +105,45 @@ def run(out_path: str, ncu: str) -> None:
     hw_probe.write(out_path, sectors=SECTORS, rows=rows)
 
 
+def sim_kernel(case: tuple) -> object:
+    """The case's kernel for smsim: the same source, with ``smsim.cuda`` for numba's ``cuda``."""
+    import numpy as np
+
+    from smsim import cuda
+    scope: dict = {"cuda": cuda, "np": np}
+    exec(compile(kernel_source(*case), f"<store_merge {name(*case)}>", "exec"), scope)
+    return scope["kern"]
+
+
+def simulated(rows: list, **kw) -> list:
+    """smsim's rows for the H200's ``rows`` (``kw``: :func:`hw_probe.simulated`'s), each block's stores timed
+    as a user's launch times them (``complete=False``: the output is not finished)."""
+    import numpy as np
+
+    def launch(r: dict) -> tuple:
+        n = r["n"]
+        return (sim_kernel((r["who"], r["k"], r["layout"])), n // THREADS, THREADS,
+                (np.zeros(SECTORS * 32, np.float32), n, np.float32(2.0)))
+    return hw_probe.simulated(rows, launch, complete=False, **kw)
+
+
+def merged(m: dict) -> float:
+    """L2 write sectors / L1 store sectors."""
+    return m["lts__t_sectors_srcunit_tex_op_write.sum"] / m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
+
+
+def simulate(path: str) -> None:
+    """smsim's merged share and time beside the H200's."""
+    data = json.loads(pathlib.Path(path).read_text())
+    for hw, sim in zip(data["rows"], simulated(data["rows"])):
+        h, m = hw["metrics"], sim["metrics"]
+        print(f"{hw['name']:16s} merged H200 {merged(h):5.3f} smsim {merged(m):5.3f}; time H200 "
+              f"{h['gpu__time_duration.sum'] / 1e3:6.1f} us smsim {m['gpu__time_duration.sum'] / 1e3:6.1f} us "
+              f"({m['gpu__time_duration.sum'] / h['gpu__time_duration.sum']:4.2f})", flush=True)
+
+
 def main(argv=None) -> int:
-    return hw_probe.ncu_main(__doc__, run, once, argv)
+    return hw_probe.ncu_main(__doc__, run, once, argv, simulate)
 
 
 if __name__ == "__main__":

@@ -132,6 +132,7 @@ class L1Spec:
     write_buffer_cycles: float = 0.0  # the port's own backlog past which a store holds the tag stage (0: never)
     merge_sectors: int = 0            # a warp's consecutive stores into the same sectors, each touching at most this
     merge_lines: int = 0              # many sectors in at most this many lines, reach L2 as one write (0: never)
+    cross_merge_window: int = 0       # lines of the latest stores whose waiting writes others' stores join (0: none)
 
 
 @dataclass(frozen=True)
@@ -354,8 +355,8 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
-           "store_credits", "merge_sectors", "merge_lines", "register_banks", "write_request_cycles",
-           "write_data_cycles", "write_buffer_cycles"}
+           "store_credits", "merge_sectors", "merge_lines", "cross_merge_window", "register_banks",
+           "write_request_cycles", "write_data_cycles", "write_buffer_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

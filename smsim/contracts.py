@@ -86,6 +86,7 @@ class DramModel(Component, Protocol):
 class L2Model(Component, Protocol):
     """L2 as this SM sees it, in front of a :class:`DramModel`."""
     size_bytes: int
+    paid_lines: np.ndarray            # the lines the last write was charged for as written in part
 
     def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
         """The arrival cycle of each of ``sectors`` (sorted, distinct) requested at ``t``."""
@@ -96,6 +97,13 @@ class L2Model(Component, Protocol):
         """A store's sectors arriving at ``t`` (``written``: bytes the store writes in each, if known;
         ``narrow``: a store L1 could merge with its warp's next stores, ``l1.merge_sectors`` sectors in
         ``l1.merge_lines`` lines at most): the cycle L2 has them."""
+        ...
+
+    def merged(self, sectors: np.ndarray, written: np.ndarray, paid: np.ndarray, whole: np.ndarray,
+               t: float) -> None:
+        """Bytes of a store (``written`` in each of ``sectors``) that L1 merged into an earlier write still
+        waiting to leave the SM: no time, request or write sector of their own; ``paid``: that write's lines
+        L2 charged as written in part (its :attr:`paid_lines`), ``whole``: those the two fill whole."""
         ...
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
@@ -131,7 +139,8 @@ class L1Model(Component, Protocol):
         ...
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
-               t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False) -> float:
+               t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
+               warp: int = -1) -> float:
         """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
         ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
@@ -139,7 +148,8 @@ class L1Model(Component, Protocol):
         (:func:`smsim.fast.coalesce.bytes_written`), else None) at ``t`` (whether an atomic is a ``floating``
         add and its operations on ``whole`` sectors, :func:`smsim.fast.coalesce.whole_rounds`, go on to L2):
         the cycle its data is back (load, atomic) or L2 has it (store; ``merged``: a store whose bytes an
-        earlier store of its warp carried to L2 takes the tag stage and nothing more)."""
+        earlier store of its warp carried to L2 takes the tag stage and nothing more; ``warp``: who makes it,
+        a number no other warp of the launch has, for stores that may join another warp's write)."""
         ...
 
 

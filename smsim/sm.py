@@ -744,7 +744,7 @@ class SM:
             read = self.dram.bytes_read
             self.dram.in_step = kind == "ld" and w.in_step(t)
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, info.float_add, whole,
-                                  merged), shared_ready)
+                                  merged, w.block.index << 6 | w.index), shared_ready)
         if self.dram is not None:
             self.dram.in_step = False
             if kind == "ld" and self.dram.bytes_read > read:

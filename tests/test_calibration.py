@@ -589,3 +589,30 @@ def test_a_bank_conflict_costs_the_other_warps_of_a_sub_partition_at_any_occupan
         assert sim[key] == pytest.approx(hw[key], rel=0.06), key
     off = B.per_step(B.simulated([r for r in rows if r["k"] == 2], overrides={"scheduler.register_banks": 0}))
     assert off[("ffma", 2)] < 0.9 * hw[("ffma", 2)]
+
+
+_HW_DIR = Path(__file__).resolve().parents[1] / "docs" / "hardware"
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_another_warps_store_joins_a_write_that_waits_to_leave_the_sm_as_on_the_h200():
+    """docs/hardware/store_cross_hw.md: with one block an SM the H200 merges no two stores into the same sectors,
+    however close together (two warps at once) or whatever comes between (four junk stores): neither does smsim.
+    At 64 warps an SM (store_merge_hw) a block's 8 warps' words into the same 32 sectors of 8 lines reach L2 as
+    0.21 of the L1 store sectors in 44.6 us: smsim within 15% of that time and at most 0.30 (3.6x the time with
+    l1.cross_merge_window = 0); stores of 32 lines and a warp's own stores join none."""
+    from benchmarks import store_cross_hw as pairs
+    from benchmarks import store_merge_hw as probe
+    cross = json.loads((_HW_DIR / "store_cross_hw.json").read_text())["rows"]
+    low = [r for r in cross if r["name"] in ("nosync_L8_g0_j0", "sync_L16_g0_j4")]
+    assert len(low) == 2 and all(pairs.pair_merged(r) == 1.0 for r in low)
+    assert all(pairs.pair_merged(r) == 1.0 for r in pairs.simulated(low))
+    rows = {r["name"]: r for r in json.loads((_HW_DIR / "store_merge_hw.json").read_text())["rows"]}
+    block, spread, own = probe.simulated([rows["block_k1_dense"], rows["block_k1_spread"], rows["warp_k1_dense"]])
+    hw = rows["block_k1_dense"]["metrics"]
+    assert probe.merged(hw) == pytest.approx(0.207, abs=0.001)
+    assert probe.merged(block["metrics"]) <= 0.30
+    assert block["metrics"]["gpu__time_duration.sum"] == pytest.approx(hw["gpu__time_duration.sum"], rel=0.15)
+    assert probe.merged(spread["metrics"]) == 1.0 and probe.merged(own["metrics"]) == 1.0
+    alone, = probe.simulated([rows["block_k1_dense"]], overrides={"l1.cross_merge_window": 0})
+    assert alone["metrics"]["gpu__time_duration.sum"] > 3 * hw["gpu__time_duration.sum"]

@@ -541,6 +541,11 @@ class FakeL2:
         self.calls.append(("atomic", list(sectors), t))
         return t + 50.0 + int(ops.sum())
 
+    paid_lines = np.zeros(0, np.int64)
+
+    def merged(self, sectors, written, paid, whole, t):
+        self.calls.append(("merged", list(sectors), t, list(whole)))
+
     def metrics(self, cycles):
         return {}
 
@@ -698,6 +703,41 @@ def test_l1_a_store_holds_the_tag_stage_while_the_ports_backlog_is_past_its_buff
     assert held.tag_free == 16
     with pytest.raises(ConfigError, match="l1.write_buffer_cycles"):
         load("tiny", {"l1.write_buffer_cycles": -1})
+
+
+def test_l1_another_warps_store_joins_a_write_still_waiting_to_leave_the_sm():
+    """docs/hardware/store_cross_hw.md: different warps' stores into the same sectors merge on an H200 only
+    while the first waits to leave the SM (a block's 8 warps each storing a word into the same 32 sectors,
+    64 warps an SM: 0.21 of the L1 store sectors reach L2; one block an SM: none), never a warp's own."""
+    l1, l2 = _l1(write_request_cycles=2.0, cross_merge_window=16)
+    mine, half = _sectors(64, 68, 72, 76), np.full(4, 16)       # 4 lines, half of a sector in each
+    # 8 lines of another warp: tag 0..8, through the port 8..24
+    l1.access("st", "global", _sectors(*range(0, 32, 4)), 8, False, np.full(8, 4), 0.0, warp=9)
+    # warp 1: tag 8..12, waits for the port until 24, through it 24..32; L2 has it at 62
+    assert l1.access("st", "global", mine, 4, False, half, 0.0, warp=1) == 62
+    # warp 2, the other halves: tag 12..16, while warp 1's write waits: joins it (no port, no write)
+    assert l1.access("st", "global", mine, 4, False, half, 0.0, warp=2) == 62
+    assert l2.calls[-1] == ("merged", [64, 68, 72, 76], 16.0, [16, 17, 18, 19])   # all four lines whole
+    assert l1.port_free == 32 and l1.metrics(100.0)["smsim.l1.store_sectors_joined"] == 4
+    # warp 1 again (its own write: never), then warp 3 once the write has left (at 100): each a write
+    l1.access("st", "global", mine, 4, False, half, 0.0, warp=1)
+    l1.access("st", "global", mine, 4, False, half, 100.0, warp=3)
+    assert [c[0] for c in l2.calls].count("write") == 4
+    # the window counts lines: warp 4's 4 and 4 more after them fit in 8 (a join), 8 more do not
+    for more, joined in ((4, 4), (8, 0)):
+        small, _ = _l1(write_request_cycles=2.0, cross_merge_window=8)
+        small.access("st", "global", _sectors(*range(0, 32, 4)), 8, False, np.full(8, 4), 0.0, warp=9)
+        small.access("st", "global", mine, 4, False, half, 0.0, warp=4)
+        small.access("st", "global", _sectors(*range(128, 128 + 4 * more, 4)), more, False, np.full(more, 4), 0.0,
+                     warp=6)
+        small.access("st", "global", mine, 4, False, half, 0.0, warp=5)
+        assert small.joined == joined
+    off, l2off = _l1(write_request_cycles=2.0)          # tiny: none
+    for w in (1, 2):
+        off.access("st", "global", mine, 4, False, half, 0.0, warp=w)
+    assert [c[0] for c in l2off.calls] == ["write", "write"]
+    with pytest.raises(ConfigError, match="l1.cross_merge_window"):
+        load("tiny", {"l1.cross_merge_window": -1})
 
 
 def test_l1_tells_l2_whether_a_store_is_one_it_could_merge():
@@ -1562,6 +1602,26 @@ def test_l2_slices_take_written_sectors_partial_ones_into_sectors_not_held_whole
         assert l2.write(_sectors(64, 65, 66, 67), 400.0, np.full(4, 16)) == pytest.approx(405.5 + 20)
     with pytest.raises(ConfigError, match="l2.partial_write_cycles"):
         load("tiny", {"l2.partial_write_cycles": 0.5, "l2.write_sector_cycles": 1.0})
+
+
+def test_l2_takes_bytes_l1_merged_into_a_waiting_write_without_time_and_gives_back_a_whole_lines_merge():
+    from smsim.mem.l2_write_back import WriteBackL2
+    spec = dataclasses.replace(TINY.l2, slices=4, partial_write_cycles=4.0, write_sector_cycles=1.0)
+    for model in (L2, WriteBackL2):
+        hbm = _dram()
+        l2 = model(spec, 4096, BandwidthQueue(64.0), hbm, seed=0, busy=2)
+        # four half sectors of line 16 and one of line 17: port 0..2.5, slices (5 + 2 x 3) x 2 / 4 = 5.5
+        l2.write(_sectors(64, 65, 66, 67, 68), 0.0, np.full(5, 16))
+        assert l2.paid_lines.tolist() == [16, 17] and l2.slice_free == pytest.approx(8.0)
+        # another warp's halves joined it in L1: line 16 whole, line 17 not: its merge (3 x 2 / 4) given back
+        l2.merged(_sectors(64, 65, 66, 67, 68), np.full(5, 16), l2.paid_lines, np.array([16]), 3.0)
+        assert l2.slice_free == pytest.approx(6.5) and l2.sectors_write == 5
+        # the five are whole now: nothing is read from DRAM to complete them when they leave L2
+        held = l2._held_in_part(_sectors(64, 65, 66, 67, 68)).tolist()
+        assert held == [False] * 5, model
+        # what is given back never goes below now
+        l2.merged(_sectors(64), np.array([16]), np.array([16]), np.array([16]), 100.0)
+        assert l2.slice_free == 100.0
 
 
 def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():

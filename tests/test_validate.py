@@ -214,9 +214,12 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # 97.6%, 0.119 (on the 193 before drills 4.38%, 90.2%, 6.63%, 96.4%); then the copies of a loop body
     # without anchors told by its counter's step, and a one-copy SASS loop after an unrolled one run as a
     # remainder loop (isa.sass._step_copies, _plan: drills.bitrev_scatter's instructions 1.236 -> 1.005 of the
-    # H200's, its time 0.952 -> 0.933): 4.51%, 89.5%, 6.59%, 96.2%, 92.3%, 98.1%, 0.118
+    # H200's, its time 0.952 -> 0.933): 4.51%, 89.5%, 6.59%, 96.2%, 92.3%, 98.1%, 0.118; then another warp's
+    # store into the same sectors joins a write still waiting to leave the SM (l1.cross_merge_window,
+    # docs/hardware/store_cross_hw.md: drills.stride_store16 1.169 -> 1.128, the only case that moves at this
+    # size): 4.49%, 89.5%, 6.58%, 96.25%, 92.3%, 98.1%, 0.118
     s = _pinned()
-    _at_least_as_good(s, 4.52, 0.894, 6.60, 0.961, 0.923, 0.980, 0.119)
+    _at_least_as_good(s, 4.50, 0.894, 6.58, 0.962, 0.923, 0.980, 0.119)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is streams.empty_1wave, 7.9% (drills.bitrev_scatter 23.6%
     # before the remainder loop above; plain.saxpy_gs512 16.6% while the timed blocks and their neighbours were
@@ -276,8 +279,9 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # way out of the SM, measured (above): 8.25%, 77.1%, 29.29%, 87.2%, 90.6%, 49.5%, 0.144; with the 16 `drills`
     # kernels and the other SMs' atomics spread as the blocks around a timed one spread theirs (above): 8.19%,
     # 76.4%, 28.34%, 87.1%, 90.4%, 48.1%, 0.146 on 208; with the remainder loops above 8.06%, 76.4%, 28.25%,
-    # 87.1%, 90.4%, 48.1%, 0.145)
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.07, 0.764, 28.26, 0.871, 0.903, 0.480, 0.146)
+    # 87.1%, 90.4%, 48.1%, 0.145; with a store joining another warp's waiting write (above) 8.04%, 76.4%,
+    # 28.24%, 87.2%, 90.4%, 48.1%, 0.145)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.05, 0.764, 28.24, 0.872, 0.903, 0.480, 0.146)
 
 
 @pytest.mark.slow
@@ -314,8 +318,9 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # with the 16 `practice` kernels 13.30%, 67.7%, 25.16%, 84.1%, 87.0%, 32.8%, 0.203 on 192; with a store's
     # way out of the SM, measured (above): 13.66%, 67.2%, 25.16%, 84.4%, 87.0%, 32.8%, 0.200; which cases moved
     # on this stream was not looked at; with the 16 `drills` kernels and the atomics' spread (above): 13.61%,
-    # 67.8%, 24.70%, 84.7%, 87.5%, 32.2%, 0.202 on 208)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.61, 0.677, 24.71, 0.847, 0.875, 0.322, 0.203)
+    # 67.8%, 24.70%, 84.7%, 87.5%, 32.2%, 0.202 on 208; with a store joining another warp's waiting write
+    # (above) 13.59%, 67.8%, 24.69%, 84.8%, 87.5%, 32.2%, 0.202)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.60, 0.677, 24.69, 0.848, 0.875, 0.322, 0.203)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):

@@ -14,7 +14,11 @@ with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. Stores
 without allocating, telling it whether the store is one L1 could merge with its warp's next stores (at most
 ``merge_sectors`` sectors in ``merge_lines`` lines: :meth:`smsim.mem.l2.L2._merge_partial`); a store the SM
 merged into an earlier one of its warp (``merged``: its bytes went to L2 with that one,
-:meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. A store leaves the
+:meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. Past the tag stage a store whose
+sectors are those of another warp's store among the latest ``cross_merge_window`` lines' worth, whose write
+still waits to leave the SM (for credits or the port), joins that write (:meth:`L1._join`): no credits, no
+port time, no write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); it is done when that write is (the
+H200 merges different warps' stores only so: ``docs/hardware/store_cross_hw.md``). A store leaves the
 SM once no more than ``store_credits`` of this SM's L2 write requests (one a line a store touches) are in
 flight to L2 with its own (sent, and L2's acknowledgement of
 taking them not back): it waits for L2 to take earlier ones. Then its write requests go out through the SM's
@@ -79,6 +83,12 @@ class L1:
         self.port_queue = 0.0             # ... had none waited for credits: the backlog the tag stage sees
         self.reductions = Pool(spec.reduction_credits)    # reduction operations L2 has not performed yet
         self.stores = Pool(spec.store_credits)            # store requests (lines) L2 has not taken yet
+        self.port_start = 0.0             # cycle the last store's write requests started through the port
+        #: the latest stores' writes by their sectors: [cycle they start through the port, cycle L2 has them,
+        #: the bytes in each sector so far, the lines L2 charged as written in part, their number]
+        self.open: dict = {}
+        self.n_open = 0                   # stores noted there so far
+        self.joined = 0                   # sectors of stores that joined a waiting write
         self.counts = {k: 0 for k in ("requests_ld", "sectors_ld", "requests_st", "sectors_st", "hit_ld", "miss_ld",
                                       "requests_local", "sectors_local", "requests_atom", "sectors_atom",
                                       "requests_red", "sectors_red")}
@@ -88,7 +98,8 @@ class L1:
         return room_at(self.waiting, self.spec.lsu_queue, t)
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
-               t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False) -> float:
+               t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
+               warp: int = -1) -> float:
         """Submit a request of ``kind`` ("ld", "st", "atom" or "red") at ``t`` (the caller checked
         :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store; ``merged``:
         a store whose bytes an earlier one of its warp carried to L2, which takes the tag stage and no
@@ -103,9 +114,16 @@ class L1:
         elif kind == "st":
             narrow = len(sectors) <= spec.merge_sectors and lines <= spec.merge_lines
             cost = spec.write_request_cycles * lines + spec.write_data_cycles * len(sectors)   # on the port
-            done = self._credited(self.stores, lines, tend,
-                                  lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow))
-            if spec.write_buffer_cycles:         # the port's own backlog, whatever the credits
+            joins = lines <= spec.cross_merge_window and space == "global"
+            joined = self._join(sectors, ops, tend, warp) if joins else None
+            if joined is not None:
+                done, cost = joined, 0
+            else:
+                done = self._credited(self.stores, lines, tend,
+                                      lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow))
+                if joins:
+                    self._note_waiting(sectors, lines, ops, done, warp)
+            if spec.write_buffer_cycles and cost:   # the port's own backlog, whatever the credits
                 self.port_queue = (tend if tend > self.port_queue else self.port_queue) + cost
                 if self.port_queue - spec.write_buffer_cycles > self.tag_free:
                     self.tag_free = self.port_queue - spec.write_buffer_cycles   # the tag stage waits for room
@@ -120,6 +138,39 @@ class L1:
         if leave > t:
             insort(self.waiting, leave)
         return done
+
+    def _note_waiting(self, sectors: np.ndarray, lines: int, ops: np.ndarray | None, done: float, warp: int) -> None:
+        """A store's write just queued to leave the SM at :attr:`port_start`: later stores into the same
+        sectors may join it until then (:meth:`_join`)."""
+        written = ops.copy() if ops is not None else np.full(len(sectors), self.spec.sector_bytes, np.int64)
+        self.open[sectors.tobytes()] = [self.port_start, done, written, self.l2.paid_lines, self.n_open, warp]
+        self.n_open += lines
+        if len(self.open) > self.spec.cross_merge_window:
+            for key in [k for k, e in self.open.items() if e[4] < self.n_open - self.spec.cross_merge_window]:
+                del self.open[key]
+
+    def _join(self, sectors: np.ndarray, ops: np.ndarray | None, t: float, warp: int) -> float | None:
+        """A store of ``warp``, into at most ``cross_merge_lines`` lines, past the tag stage at ``t``, whose
+        bytes join the write of an earlier store of another warp into the same ``sectors`` (among the latest
+        ``cross_merge_window`` noted) that still waits to leave the SM at ``t`` (for credits or the port): no
+        credits, no time of the port, no write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); the cycle
+        L2 has that write (None: no such write)."""
+        entry = self.open.get(sectors.tobytes()) if self.open else None
+        if entry is None or entry[0] <= t or entry[5] == warp \
+                or entry[4] < self.n_open - self.spec.cross_merge_window:
+            return None
+        sb = self.spec.sector_bytes
+        written = ops if ops is not None else np.full(len(sectors), sb, np.int64)
+        before = entry[2]
+        entry[2] = after = np.minimum(before + written, sb)
+        spl = self.spec.line_bytes // sb
+        lines = sectors // spl
+        whole = np.unique(lines[after >= sb])
+        if len(whole):                    # lines none of whose sectors is left in part
+            whole = whole[~np.isin(whole, np.unique(lines[after < sb]))]
+        self.l2.merged(sectors, written, entry[3], whole, t)
+        self.joined += len(sectors)
+        return entry[1]
 
     def _credited(self, credits: Pool, units: int, t: float, send: Callable[[float], float]) -> float:
         """A request leaving the tag stage at ``t`` that holds ``units`` of ``credits`` (a limit of 0: none)
@@ -138,8 +189,10 @@ class L1:
         writes before them; ``cost``: their cycles on it, ``write_request_cycles`` a line and ``write_data_cycles``
         a sector); the store keeps its LSU-queue entry until then."""
         if not cost:
+            self.port_start = t
             return t
         start = t if t > self.port_free else self.port_free
+        self.port_start = start
         self.port_free = end = start + cost
         if end > self.sent:
             self.sent = end
@@ -166,7 +219,7 @@ class L1:
                 "smsp__sass_inst_executed_op_global_st.sum": c["requests_st"],
                 "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct":
                     100.0 * c["hit_ld"] / lookups if lookups else 0.0,
-                "smsim.l1.size_bytes": self.size_bytes,
+                "smsim.l1.size_bytes": self.size_bytes, "smsim.l1.store_sectors_joined": self.joined,
                 **level_metrics("l1", sectors * self.spec.sector_bytes, self.spec.data_bytes_per_cycle)}
 
     def _count(self, kind: str, space: str, n: int) -> None:

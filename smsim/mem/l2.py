@@ -157,6 +157,7 @@ class L2:
         self.n_partial = 0                # sectors in it, at most partial_limit (this SM's share)
         sb = spec.sector_bytes
         self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
+        self.paid_lines = _NONE           # the lines the last write paid partial_write_cycles for
         self.others: dict = {}            # sectors other SMs brought into L2 (held_by_others), oldest first
         self.landing: dict = {}           # of those this SM has read: the cycle their data is there
         self.others_limit = self.size_bytes // sb   # how many are remembered (the builder allows one share for
@@ -342,17 +343,40 @@ class L2:
         spec = self.spec
         n = len(sectors)
         part = 0
+        self.paid_lines = _NONE
         if written is not None and spec.partial_write_cycles:
             short = written < spec.sector_bytes
             if short.any():
                 merge = short & ~(held & ~self._held_in_part(sectors)) if narrow else short
-                part = len(np.unique(sectors[merge] // self.cache.sectors_per_line)) if merge.any() else 0
+                if merge.any():
+                    self.paid_lines = np.unique(sectors[merge] // self.cache.sectors_per_line)
+                    part = len(self.paid_lines)
         cost = part * (spec.partial_write_cycles - spec.write_sector_cycles) + n * spec.write_sector_cycles
         if not cost:
             return t
         start = t if t > self.slice_free else self.slice_free
         self.slice_free = start + cost * self.busy / spec.slices
         return self.slice_free
+
+    def merged(self, sectors: np.ndarray, written: np.ndarray, paid: np.ndarray, whole: np.ndarray,
+               t: float) -> None:
+        """A store's bytes (``written`` in each of ``sectors``) that L1 merged into an earlier store's write
+        still waiting to leave the SM (:meth:`smsim.mem.l1.L1.access`): they reach the slices with it, taking
+        no time of theirs, no request and no write sector of their own. ``paid``: the lines the earlier write
+        paid ``partial_write_cycles`` for (its sectors in part there); ``whole``: which of those lines the two
+        fill whole between them, which reach the slices as whole sectors: what they paid for their part is
+        given back (the slices' backlog shrinks by it, not below ``t``)."""
+        spec = self.spec
+        self._add_bytes(sectors, written)
+        n = int(np.isin(paid, whole).sum()) if len(paid) and len(whole) else 0
+        if n:
+            back = n * (spec.partial_write_cycles - spec.write_sector_cycles) * self.busy / spec.slices
+            self.slice_free = max(t, self.slice_free - back)
+
+    def _add_bytes(self, sectors: np.ndarray, written: np.ndarray) -> None:
+        """Bytes merged into sectors an earlier write brought: those it left in part are that much nearer whole
+        (whole: nothing is read from DRAM to complete them)."""
+        self._pending_bytes(sectors, written, np.ones(len(sectors), bool))
 
     def _held_in_part(self, sectors: np.ndarray) -> np.ndarray:
         """Which of ``sectors`` L2 holds only as the bytes stores wrote into them so far."""
@@ -373,9 +397,15 @@ class L2:
         n = int(part.sum())
         if n:
             self.partial_writes += n
-        pending = self.partial
-        if not n and not pending:
-            return
+        if n or self.partial:
+            self._pending_bytes(sectors, written, held)
+        while self.n_partial > self.partial_limit:          # the oldest are completed first
+            self._evicted(np.array([next(iter(self.partial))], np.int64), t)
+
+    def _pending_bytes(self, sectors: np.ndarray, written: np.ndarray, held: np.ndarray) -> None:
+        """Add ``written`` to the bytes of the sectors written in part so far; a sector written in part that L2
+        did not hold (``held``) starts with them."""
+        sb, pending = self.spec.sector_bytes, self.partial
         spl = self.cache.sectors_per_line
         for s, w, h in zip(sectors.tolist(), written.tolist(), held.tolist()):
             line, k = divmod(s, spl)
@@ -390,8 +420,6 @@ class L2:
             elif w < sb and not h:
                 pending.setdefault(line, {})[k] = w
                 self.n_partial += 1
-        while self.n_partial > self.partial_limit:          # the oldest are completed first
-            self._evicted(np.array([next(iter(pending))], np.int64), t)
 
     def _evicted(self, lines: np.ndarray, t: float) -> None:
         """``lines`` left L2 at ``t``: complete their sectors still written only in part with a DRAM read
@@ -615,6 +643,8 @@ class DeviceL2:
         return mine >> _FIRST_BITS, count
 
 
+#: no lines (:attr:`L2.paid_lines` of a write that paid for no sector in part)
+_NONE = np.zeros(0, np.int64)
 #: :class:`DeviceL2` keys an access by its index shifted above the global access that first touched it
 _FIRST_BITS = 20
 

@@ -89,7 +89,19 @@ class WriteBackL2(L2):
                 held = whole
         merged = self._merge_partial(sectors, written, held, done, narrow)
         sent = self._fill(sectors, done, t)
-        spl = self.cache.sectors_per_line
+        self._dirty_bytes(sectors, written, whole)
+        if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
+            sent = max(sent, self._clean(t))
+        return max(done, merged, sent) + spec.hit_latency_cycles
+
+    def _add_bytes(self, sectors: np.ndarray, written: np.ndarray) -> None:
+        """Bytes merged into dirty sectors an earlier write brought (:meth:`smsim.mem.l2.L2.merged`)."""
+        self._dirty_bytes(sectors, written, np.zeros(len(sectors), bool))
+
+    def _dirty_bytes(self, sectors: np.ndarray, written: np.ndarray, whole: np.ndarray) -> None:
+        """``written`` bytes into each of ``sectors``, dirty from now (``whole``: complete whatever the bytes,
+        L2 held them or other SMs' blocks fill them); note those still written only in part."""
+        sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
         writers, filled, merging = self.writers, self.filled, self.merging
         for s, w, h in zip(sectors.tolist(), written.tolist(), whole.tolist()):
             n = writers.get(s, 1) if writers else 1
@@ -112,9 +124,6 @@ class WriteBackL2(L2):
             if now < sb:
                 self.partial_lines.setdefault(ln, None)
         forget_oldest(merging, self.others_limit)
-        if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
-            sent = max(sent, self._clean(t))
-        return max(done, merged, sent) + spec.hit_latency_cycles
 
     def written_by_others(self, sectors: np.ndarray, writers: np.ndarray) -> None:
         """Sectors that blocks of other SMs store into as well (see :meth:`smsim.contracts.L2Model`): one
