@@ -28,6 +28,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import hw_probe  # noqa: E402  (beside this file)
+from store_merge_hw import beside, merged  # noqa: E402
 
 THREADS = 256
 SECTORS = 1 << 21
@@ -99,11 +100,6 @@ def once() -> None:
         cuda.synchronize()
 
 
-def merged(m: dict) -> float:
-    """L2 write sectors / L1 store sectors."""
-    return m["lts__t_sectors_srcunit_tex_op_write.sum"] / m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
-
-
 def run(out_path: str, ncu: str) -> None:
     rows = []
     for case, m in zip(CASES, hw_probe.ncu_profile(ncu, str(pathlib.Path(__file__).resolve()), METRICS,
@@ -134,12 +130,8 @@ def simulated(rows: list, **kw) -> list:
 
 def simulate(path: str) -> None:
     """smsim's merged share and time beside the H200's."""
-    data = json.loads(pathlib.Path(path).read_text())
-    for hw, sim in zip(data["rows"], simulated(data["rows"])):
-        h, m = hw["metrics"], sim["metrics"]
-        print(f"{hw['name']:18s} merged H200 {merged(h):5.3f} smsim {merged(m):5.3f}; time H200 "
-              f"{h['gpu__time_duration.sum'] / 1e3:6.1f} us smsim {m['gpu__time_duration.sum'] / 1e3:6.1f} us "
-              f"({m['gpu__time_duration.sum'] / h['gpu__time_duration.sum']:4.2f})", flush=True)
+    rows = json.loads(pathlib.Path(path).read_text())["rows"]
+    beside(rows, simulated(rows))
 
 
 def main(argv=None) -> int:

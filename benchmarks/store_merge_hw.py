@@ -132,14 +132,19 @@ def merged(m: dict) -> float:
     return m["lts__t_sectors_srcunit_tex_op_write.sum"] / m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
 
 
-def simulate(path: str) -> None:
-    """smsim's merged share and time beside the H200's."""
-    data = json.loads(pathlib.Path(path).read_text())
-    for hw, sim in zip(data["rows"], simulated(data["rows"])):
+def beside(rows: list, sim_rows: list) -> None:
+    """Print each row's merged share and time, the H200's beside smsim's (also ``store_group_hw``'s)."""
+    for hw, sim in zip(rows, sim_rows):
         h, m = hw["metrics"], sim["metrics"]
-        print(f"{hw['name']:16s} merged H200 {merged(h):5.3f} smsim {merged(m):5.3f}; time H200 "
+        print(f"{hw['name']:18s} merged H200 {merged(h):5.3f} smsim {merged(m):5.3f}; time H200 "
               f"{h['gpu__time_duration.sum'] / 1e3:6.1f} us smsim {m['gpu__time_duration.sum'] / 1e3:6.1f} us "
               f"({m['gpu__time_duration.sum'] / h['gpu__time_duration.sum']:4.2f})", flush=True)
+
+
+def simulate(path: str) -> None:
+    """smsim's merged share and time beside the H200's."""
+    rows = json.loads(pathlib.Path(path).read_text())["rows"]
+    beside(rows, simulated(rows))
 
 
 def main(argv=None) -> int:

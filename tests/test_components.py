@@ -111,15 +111,21 @@ def test_dram_writes_hold_the_bus_longer_by_the_write_turnaround():
     assert plain.queue.free == pytest.approx(2.0)
 
 
-def test_dram_a_lone_read_sector_holds_the_bus_for_its_whole_access_a_written_or_completed_one_for_itself():
+def test_dram_a_lone_sector_holds_the_bus_for_its_whole_access_one_a_read_completed_for_itself():
+    """docs/hardware/store_group_hw.md: a whole float64 sector into each of 2 M lines takes the H200 37.5 us,
+    as 64 bytes a sector on the bus (22.4 us as 32); a completion moves its sector alone (scale_stride16)."""
     d = _dram(access_bytes=64, write_turnaround=0.5)
-    d.write(_sectors(0, 2, 4), 0.0)                  # three sectors written: 96 B x 1.5 / 32 = 4.5 cycles
-    assert d.queue.free == pytest.approx(4.5) and d.bytes_write == 96
-    assert d.read(_sectors(200), 4.5) == pytest.approx(6.5 + 50)   # a lone sector read: 64 B of the bus
-    assert d.bytes_read == 32                        # ... 32 counted, as Nsight counts them
-    # L2 completing a sector written in part reads that sector alone: 32 B, 1 cycle
-    assert d.read(_sectors(400), 6.5, alone=True) == pytest.approx(7.5 + 50)
+    d.write(_sectors(0, 2, 4), 0.0)                  # three whole sectors, three accesses: 192 B x 1.5 / 32 = 9
+    assert d.queue.free == pytest.approx(9.0) and d.bytes_write == 96      # ... 96 B counted, as Nsight counts
+    d.write(_sectors(6, 7), 9.0)                     # two sectors of one access: 64 B x 1.5 / 32 = 3
+    assert d.queue.free == pytest.approx(12.0) and d.bytes_write == 160
+    assert d.read(_sectors(200), 12.0) == pytest.approx(14.0 + 50)   # a lone sector read: 64 B of the bus
+    assert d.bytes_read == 32                        # ... 32 counted
+    # L2 completing a sector written in part reads that sector alone (32 B, 1 cycle) and writes it so (1.5)
+    assert d.read(_sectors(400), 14.0, alone=True) == pytest.approx(15.0 + 50)
     assert d.bytes_read == 64
+    d.write(_sectors(400), 15.0, ready=65.0)
+    assert d.queue.free == pytest.approx(16.5)
 
 
 def test_dram_rows_the_device_opens_are_limited_by_its_activation_rate():

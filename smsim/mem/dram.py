@@ -37,12 +37,13 @@ close: on an H200, whole sectors written at random open 15.2 rows a cycle where 
 ``docs/hardware/store_paths_hw.md``), and a write starts once its rows are open and, when a read completes
 its data (a sector written in part), once that read is back. HBM moves
 ``access_bytes`` at a time for reads: L2 asks for every sector of the accesses its read misses fall in
-(:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector reads 64 bytes on an H200. A sector written
-back, or read alone to complete a partial write (``alone``), moves its 32 bytes, as Nsight counts them: the
-H200 writes one whole 32-byte sector of each 128-byte line of 1 GiB as fast as whole lines
-(``docs/hardware/store_paths_hw.md``, ``line_sector``), and ``ordinary.scale_stride16`` (two sectors of a
-line written in part, each completed and written back) runs in 20.7 us where whole accesses would hold
-the bus for 33.
+(:meth:`smsim.mem.l2.L2.read`), so a lone missed 32-byte sector reads 64 bytes on an H200. A whole sector
+written back holds the bus for its whole access too, though Nsight counts its 32 bytes: a whole float64 sector
+stored into each of 2 M lines takes the H200 37.5 us, 1.7 TB/s of the bytes counted (``store_group_hw.md``,
+``f64_l4_g1_spread``; 32 bytes on the bus: 22.4 us); ``store_paths_hw``'s ``line_sector``, the same at 8 M lines,
+is bound by its blocks' dispatch either way. A sector read alone to complete a partial write (``alone``), and
+written back once complete, moves its 32 bytes: ``ordinary.scale_stride16`` (two sectors of a line written in
+part, each completed and written back) runs in 20.7 us where whole accesses would hold the bus for 33.
 
 L2's background work (:meth:`Dram.clean`): L2 completes the sectors written in part that it keeps past
 ``l2.partial_bytes`` and writes them back while no read needs the bus. Their bytes count at once (but what
@@ -152,13 +153,16 @@ class Dram:
     def write(self, sectors: np.ndarray, t: float, ready: float | None = None) -> float:
         """Write ``sectors`` at ``t`` (``ready``: the cycle their data is complete, when a read completes
         them): bandwidth and row state; the cycle HBM starts on them (until then L2 holds them), no sooner
-        than the data is ready and the rows they found closed are open. Such a row takes
+        than the data is ready and the rows they found closed are open. Whole sectors hold the bus for every
+        ``access_bytes`` access they touch, whole (a lone dirty sector of a line 64 bytes on an H200, though
+        counted as its 32); sectors a read completed, each its own 32 bytes. Such a row takes
         ``write_activation_cost`` of the device's activations: a bank a write opened stays busy for its write
         recovery before it can close."""
         spec = self.spec
         self.bytes_write += len(sectors) * self.sector_bytes
         self._idle(t)
-        bus = len(sectors) * self.sector_bytes * (1.0 + spec.write_turnaround)
+        moved = self._bus_bytes(sectors) if ready is None else len(sectors) * self.sector_bytes
+        bus = moved * (1.0 + spec.write_turnaround)
         start, _ = self.queue.transfer(t, bus)
         later = ready is not None and ready > start
         if later:
