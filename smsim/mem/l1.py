@@ -85,9 +85,10 @@ class L1:
         self.stores = Pool(spec.store_credits)            # store requests (lines) L2 has not taken yet
         self.port_start = 0.0             # cycle the last store's write requests started through the port
         #: the latest stores' writes by their sectors: [cycle they start through the port, cycle L2 has them,
-        #: the bytes in each sector so far, the lines L2 charged as written in part, their number]
+        #: the bytes in each sector so far, the lines L2 charged as written in part, the lines of the stores
+        #: noted before them, their warp]
         self.open: dict = {}
-        self.n_open = 0                   # stores noted there so far
+        self.n_open = 0                   # lines of the stores noted there so far
         self.joined = 0                   # sectors of stores that joined a waiting write
         self.counts = {k: 0 for k in ("requests_ld", "sectors_ld", "requests_st", "sectors_st", "hit_ld", "miss_ld",
                                       "requests_local", "sectors_local", "requests_atom", "sectors_atom",
@@ -150,11 +151,11 @@ class L1:
                 del self.open[key]
 
     def _join(self, sectors: np.ndarray, ops: np.ndarray | None, t: float, warp: int) -> float | None:
-        """A store of ``warp``, into at most ``cross_merge_lines`` lines, past the tag stage at ``t``, whose
-        bytes join the write of an earlier store of another warp into the same ``sectors`` (among the latest
-        ``cross_merge_window`` noted) that still waits to leave the SM at ``t`` (for credits or the port): no
-        credits, no time of the port, no write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); the cycle
-        L2 has that write (None: no such write)."""
+        """A store of ``warp``, into at most ``cross_merge_window`` lines, past the tag stage at ``t``, whose
+        bytes join the write of an earlier store of another warp into the same ``sectors`` (its lines and those
+        of the stores noted after it within ``cross_merge_window``) that still waits to leave the SM at ``t``
+        (for credits or the port): no credits, no time of the port, no write of its own at L2
+        (:meth:`smsim.mem.l2.L2.merged`); the cycle L2 has that write (None: no such write)."""
         entry = self.open.get(sectors.tobytes()) if self.open else None
         if entry is None or entry[0] <= t or entry[5] == warp \
                 or entry[4] < self.n_open - self.spec.cross_merge_window:
