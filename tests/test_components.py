@@ -1763,6 +1763,22 @@ def test_write_back_l2_completes_lines_at_the_devices_completion_rate_and_the_st
     assert l2.metrics(100.0)["smsim.l2.partial_sectors_completed"] == 3
 
 
+def test_a_line_completed_takes_a_turn_at_the_completions_for_each_store_written_into_it():
+    """docs/hardware/store_read_hw.md: a sector left half written by two warps' stores takes the H200 twice
+    the completion time of one left so by one store (f32_l2_g2 against f32_l2_g1)."""
+    from smsim.mem.l2_write_back import WriteBackL2
+    spec = dataclasses.replace(TINY.l2, partial_bytes=32 * 4, completions_per_cycle=0.5)   # as above
+    l2 = WriteBackL2(spec, spec.size_bytes // 4, BandwidthQueue(64.0), _dram(), seed=0, busy=2)
+    quarter = np.array([8])
+    l2.write(_sectors(0), 0.0, quarter)
+    l2.write(_sectors(0), 0.0, quarter)            # a second store into line 0's sector: still in part
+    assert l2.partial_lines == {0: 2}
+    took = [l2.write(_sectors(4 * k), 1.0, quarter) for k in (1, 2)]
+    # line 0 goes first: two turns of 4 cycles (1 to 9), then line 1's one from 9
+    assert took == pytest.approx([1.5 + 20, 9 + 20])
+    assert l2.completed == 2 and l2.partial_lines == {2: 1}
+
+
 def test_a_store_into_a_sector_other_sms_blocks_brought_into_l2_is_into_a_whole_sector():
     from smsim.mem.l2_write_back import WriteBackL2
     spec = dataclasses.replace(TINY.l2, partial_bytes=32)           # a quarter of a sector's share: 1 kept

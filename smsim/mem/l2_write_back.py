@@ -13,9 +13,12 @@ it (HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` rea
 sector, 73.5 MB for 8 MB of input), and written once that read is back. L2 keeps ``l2.partial_bytes`` of
 sectors written in part (this SM's share; the H200 about 3 MB); past that, the oldest line holding one is
 completed and written back in the background (:meth:`smsim.mem.dram.Dram.clean`: in the cycles HBM's bus is
-idle), each line at its turn among the device's completions (``l2.completions_per_cycle``, 13.5 lines a
+idle), each line at its turns among the device's completions (``l2.completions_per_cycle``, 13.5 lines a
 cycle on an H200 whatever the warps: a word stored in every line of 1 GiB runs at that rate where the bus
-would allow 31), and the store that pushed it out waits for that turn and for the rows to open: partial
+would allow 31), a turn for each store written into it since it held a sector in part (sectors left half
+written by two warps' stores take the H200 twice as long to complete as those left so by one:
+``docs/hardware/store_read_hw.md``), and the store that pushed it out waits for the first turn and for the
+rows to open: partial
 stores hold their warps at ``EXIT`` (``drain``) while L2 frees room for them. What is still dirty when the
 kernel ends is not written during the kernel, as Nsight Compute sees it (a 64 MB copy writes 48 MB of DRAM on
 an H200; a test-size one, none). What was dirty when the kernel started (``l2.dirty_at_start_bytes``: under
@@ -53,7 +56,8 @@ class WriteBackL2(L2):
         self.dirty_limit = max(1, limit // spec.sector_bytes)     # this SM's share, in sectors
         self.written_back = 0             # dirty sectors written to DRAM
         self.completed = 0                # of those, read from DRAM first (written in part)
-        self.partial_lines: dict = {}     # dirty lines holding sectors written in part, oldest first
+        #: dirty lines holding sectors written in part, oldest first -> the stores written into each since
+        self.partial_lines: dict = {}
         self.n_part = 0                   # such sectors (at most partial_limit, L2's: l2.partial_bytes)
         #: sectors blocks of other SMs store into too -> how many blocks (0: another SM's share writes it
         #: back), oldest first, as many remembered as :attr:`others`
@@ -102,7 +106,7 @@ class WriteBackL2(L2):
         """``written`` bytes into each of ``sectors``, dirty from now (``whole``: complete whatever the bytes,
         L2 held them or other SMs' blocks fill them); note those still written only in part."""
         sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
-        writers, filled, merging = self.writers, self.filled, self.merging
+        writers, filled, merging, lines = self.writers, self.filled, self.merging, set()
         for s, w, h in zip(sectors.tolist(), written.tolist(), whole.tolist()):
             n = writers.get(s, 1) if writers else 1
             if n != 1:                    # this SM's bytes in it so far, for the slices' merging
@@ -122,7 +126,12 @@ class WriteBackL2(L2):
                 now, was = now * n, None if was is None else was * n
             self.n_part += (now < sb) - (was is not None and was < sb)
             if now < sb:
-                self.partial_lines.setdefault(ln, None)
+                self.partial_lines.setdefault(ln, 0)
+            lines.add(ln)
+        part = self.partial_lines
+        for ln in lines:                  # one more write to merge when the line is completed
+            if ln in part:
+                part[ln] += 1
         forget_oldest(merging, self.others_limit)
 
     def written_by_others(self, sectors: np.ndarray, writers: np.ndarray) -> None:
@@ -168,12 +177,14 @@ class WriteBackL2(L2):
 
     def _complete(self, line: int, t: float) -> float:
         """Complete ``line``'s sectors written in part and write its dirty sectors back, in the background
-        (:meth:`smsim.mem.dram.Dram.clean`), the line's turn at the device's completions
-        (``completions_per_cycle``) from ``t``: the cycle that turn comes, or HBM's rows or bus are ready
-        for it, whichever is later (until then L2 keeps the line: a store that put it past
+        (:meth:`smsim.mem.dram.Dram.clean`), the line's turns at the device's completions
+        (``completions_per_cycle``) from ``t``, one for each store written into it since it held a sector in
+        part (the slices merge each into the sector DRAM sent): the cycle the first comes, or HBM's rows or
+        bus are ready for it, whichever is later (until then L2 keeps the line: a store that put it past
         ``partial_bytes`` waits)."""
+        writes = self.partial_lines.get(line) or 1
         partial, written = self._release(line)
-        turn = self.completing.transfer(t, 1)[0] if self.completing is not None and len(partial) else t
+        turn = self.completing.transfer(t, writes)[0] if self.completing is not None and len(partial) else t
         return max(turn, self.dram.clean(partial, written, t, self.partial_limit))
 
     def _release(self, line: int) -> tuple:
