@@ -217,9 +217,13 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # H200's, its time 0.952 -> 0.933): 4.51%, 89.5%, 6.59%, 96.2%, 92.3%, 98.1%, 0.118; then another warp's
     # store into the same sectors joins a write still waiting to leave the SM (l1.cross_merge_window,
     # docs/hardware/store_cross_hw.md: drills.stride_store16 1.169 -> 1.128, the only case that moves at this
-    # size): 4.49%, 89.5%, 6.58%, 96.25%, 92.3%, 98.1%, 0.118
+    # size): 4.49%, 89.5%, 6.58%, 96.25%, 92.3%, 98.1%, 0.118; a partly written line's completion taking a turn
+    # for each store into it (docs/hardware/store_read_hw.md) moves no test-size case. With the 16 `exercises`
+    # kernels (measured 2026-11-29 after this model was built, compared before it changed: 6.9% on their own,
+    # 14 within 10%, exercises.transpose_f64_32x8 1.20, gemv_thread_row 0.81): 4.66%, 89.3%, 6.57%, 96.0%,
+    # 92.9%, 98.2%, 0.117 on 225
     s = _pinned()
-    _at_least_as_good(s, 4.50, 0.894, 6.58, 0.962, 0.923, 0.980, 0.119)
+    _at_least_as_good(s, 4.67, 0.893, 6.58, 0.960, 0.928, 0.982, 0.117)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is streams.empty_1wave, 7.9% (drills.bitrev_scatter 23.6%
     # before the remainder loop above; plain.saxpy_gs512 16.6% while the timed blocks and their neighbours were
@@ -280,8 +284,9 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # kernels and the other SMs' atomics spread as the blocks around a timed one spread theirs (above): 8.19%,
     # 76.4%, 28.34%, 87.1%, 90.4%, 48.1%, 0.146 on 208; with the remainder loops above 8.06%, 76.4%, 28.25%,
     # 87.1%, 90.4%, 48.1%, 0.145; with a store joining another warp's waiting write (above) 8.04%, 76.4%,
-    # 28.24%, 87.2%, 90.4%, 48.1%, 0.145)
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.05, 0.764, 28.24, 0.872, 0.903, 0.480, 0.146)
+    # 28.24%, 87.2%, 90.4%, 48.1%, 0.145; with the 16 `exercises` kernels 8.05%, 76.8%, 27.24%, 87.4%, 91.1%,
+    # 46.4%, 0.142 on 224: this compiler's instruction counts of the new kernels are further from the H200's)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.06, 0.767, 27.25, 0.873, 0.910, 0.464, 0.143)
 
 
 @pytest.mark.slow
@@ -319,8 +324,9 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # way out of the SM, measured (above): 13.66%, 67.2%, 25.16%, 84.4%, 87.0%, 32.8%, 0.200; which cases moved
     # on this stream was not looked at; with the 16 `drills` kernels and the atomics' spread (above): 13.61%,
     # 67.8%, 24.70%, 84.7%, 87.5%, 32.2%, 0.202 on 208; with a store joining another warp's waiting write
-    # (above) 13.59%, 67.8%, 24.69%, 84.8%, 87.5%, 32.2%, 0.202)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.60, 0.677, 24.69, 0.848, 0.875, 0.322, 0.203)
+    # (above) 13.59%, 67.8%, 24.69%, 84.8%, 87.5%, 32.2%, 0.202; with the 16 `exercises` kernels 13.48%, 67.9%,
+    # 23.98%, 85.1%, 87.9%, 30.8%, 0.198 on 224)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.48, 0.678, 23.99, 0.850, 0.879, 0.308, 0.199)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
