@@ -141,7 +141,8 @@ def run(out_path: str, ncu: str) -> None:
         rows.append(dict(name=name(case), dtype=dtype, lps=lps, group=group, reads=reads, src=src, sectors=sectors,
                          n=threads(case), metrics=m))
         print(f"{name(case):18s} {m['gpu__time_duration.sum'] / 1e3:8.1f} us, L2 write sectors "
-              f"{m['lts__t_sectors_srcunit_tex_op_write.sum']:10.0f} read {m['lts__t_sectors_srcunit_tex_op_read.sum']:10.0f}"
+              f"{m['lts__t_sectors_srcunit_tex_op_write.sum']:10.0f} read "
+              f"{m['lts__t_sectors_srcunit_tex_op_read.sum']:10.0f}"
               f" DRAM read {m['dram__bytes_read.sum'] / 1e6:7.1f} MB write {m['dram__bytes_write.sum'] / 1e6:7.1f} MB,"
               f" {slice_cycles(m):5.2f} slice cycles a write sector, " + hw_probe.top_stalls(m), flush=True)
     hw_probe.write(out_path, threads=THREADS, hit=HIT, rows=rows)
