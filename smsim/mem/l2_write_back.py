@@ -100,11 +100,13 @@ class WriteBackL2(L2):
 
     def _add_bytes(self, sectors: np.ndarray, written: np.ndarray) -> None:
         """Bytes merged into dirty sectors an earlier write brought (:meth:`smsim.mem.l2.L2.merged`)."""
-        self._dirty_bytes(sectors, written, np.zeros(len(sectors), bool))
+        self._dirty_bytes(sectors, written, np.zeros(len(sectors), bool), request=False)
 
-    def _dirty_bytes(self, sectors: np.ndarray, written: np.ndarray, whole: np.ndarray) -> None:
+    def _dirty_bytes(self, sectors: np.ndarray, written: np.ndarray, whole: np.ndarray, request: bool = True) -> None:
         """``written`` bytes into each of ``sectors``, dirty from now (``whole``: complete whatever the bytes,
-        L2 held them or other SMs' blocks fill them); note those still written only in part."""
+        L2 held them or other SMs' blocks fill them); note those still written only in part, and (``request``:
+        a write request of its own, not bytes merged into another's) one more write to merge into each line
+        holding such sectors when it is completed."""
         sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
         writers, filled, merging, lines = self.writers, self.filled, self.merging, set()
         for s, w, h in zip(sectors.tolist(), written.tolist(), whole.tolist()):
@@ -129,7 +131,7 @@ class WriteBackL2(L2):
                 self.partial_lines.setdefault(ln, 0)
             lines.add(ln)
         part = self.partial_lines
-        for ln in lines:                  # one more write to merge when the line is completed
+        for ln in lines if request else ():
             if ln in part:
                 part[ln] += 1
         forget_oldest(merging, self.others_limit)
