@@ -31,13 +31,15 @@ def numba_cuda() -> tuple:
     return cuda, np
 
 
-def jit_source(source: str, label: str, name: str = "k") -> Any:
+def jit_source(source: str, label: str, name: str = "k", module: Any = None) -> Any:
     """The numba kernel ``name`` that the Python ``source`` defines (with ``cuda`` and ``np`` in scope),
-    compiled under ``label`` (what tracebacks and numba name it by)."""
-    cuda, np = numba_cuda()
+    compiled under ``label`` (what tracebacks and numba name it by); with ``module`` (``smsim.cuda``) in
+    ``cuda``'s place, the function itself, as smsim launches it (the same source on both sides)."""
+    import numpy as np
+    cuda = module if module is not None else numba_cuda()[0]
     scope: dict = {"cuda": cuda, "np": np}
     exec(compile(source, label, "exec"), scope)
-    return cuda.jit(scope[name])
+    return scope[name] if module is not None else cuda.jit(scope[name])
 
 
 def special(reg: str, bits: int) -> Any:

@@ -82,12 +82,8 @@ def kern(out, n):
 
 
 def _kernel(case: tuple, module=None) -> object:
-    if module is None:
-        return hw_probe.jit_source(kernel_source(case), f"<store_group {name(case)}>", "kern")
-    import numpy as np
-    scope: dict = {"cuda": module, "np": np}
-    exec(compile(kernel_source(case), f"<store_group {name(case)}>", "exec"), scope)
-    return scope["kern"]
+    """The case's kernel: numba's, or with ``module`` (``smsim.cuda``) smsim's, of the same source."""
+    return hw_probe.jit_source(kernel_source(case), f"<store_group {name(case)}>", "kern", module)
 
 
 def once() -> None:

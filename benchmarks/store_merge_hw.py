@@ -107,12 +107,8 @@ def run(out_path: str, ncu: str) -> None:
 
 def sim_kernel(case: tuple) -> object:
     """The case's kernel for smsim: the same source, with ``smsim.cuda`` for numba's ``cuda``."""
-    import numpy as np
-
     from smsim import cuda
-    scope: dict = {"cuda": cuda, "np": np}
-    exec(compile(kernel_source(*case), f"<store_merge {name(*case)}>", "exec"), scope)
-    return scope["kern"]
+    return hw_probe.jit_source(kernel_source(*case), f"<store_merge {name(*case)}>", "kern", cuda)
 
 
 def simulated(rows: list, **kw) -> list:

@@ -103,12 +103,8 @@ def kern(out, inp, n):
 
 
 def _kernel(case: tuple, module=None) -> object:
-    if module is None:
-        return hw_probe.jit_source(kernel_source(case), f"<store_read {name(case)}>", "kern")
-    import numpy as np
-    scope: dict = {"cuda": module, "np": np}
-    exec(compile(kernel_source(case), f"<store_read {name(case)}>", "exec"), scope)
-    return scope["kern"]
+    """The case's kernel: numba's, or with ``module`` (``smsim.cuda``) smsim's, of the same source."""
+    return hw_probe.jit_source(kernel_source(case), f"<store_read {name(case)}>", "kern", module)
 
 
 def _arrays(case: tuple, np) -> tuple:

@@ -68,12 +68,8 @@ def name(case: tuple) -> str:
 
 
 def _kernel(case: tuple, module=None) -> object:
-    if module is None:
-        return hw_probe.jit_source(SOURCE[case[0]], f"<two_stream {name(case)}>", "kern")
-    import numpy as np
-    scope: dict = {"cuda": module, "np": np}
-    exec(compile(SOURCE[case[0]], f"<two_stream {name(case)}>", "exec"), scope)
-    return scope["kern"]
+    """The case's kernel: numba's, or with ``module`` (``smsim.cuda``) smsim's, of the same source."""
+    return hw_probe.jit_source(SOURCE[case[0]], f"<two_stream {name(case)}>", "kern", module)
 
 
 def _arrays(case: tuple, np) -> tuple:
