@@ -22,6 +22,7 @@ from array import array
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from . import ptxtypes
 from .decode import Op, flatten
@@ -200,11 +201,49 @@ def _runs_first(keys: np.ndarray) -> np.ndarray:
     return keys[keep]
 
 
-def first_per_key(keys: np.ndarray, values: np.ndarray) -> tuple:
-    """``(keys sorted, each once; the least of values for each)``."""
-    o = np.lexsort((values, keys))
+@njit(cache=True)
+def _slot_sector_keys(lanes: np.ndarray, addr: np.ndarray, lpb: int, lpb_shift: int, sector_bytes: int,
+                      sector_shift: int) -> np.ndarray:
+    """``(lane // lpb) << _SLOT_SHIFT | address // sector_bytes`` of each lane (a shift where ``lpb_shift`` or
+    ``sector_shift`` is not -1: powers of two), the first of each run of equal neighbours only (neighbouring
+    lanes mostly share a sector), in one pass."""
+    out = np.empty(len(addr), np.int64)
+    m = 0
+    prev = np.int64(0)
+    for i in range(len(addr)):
+        lane = np.int64(lanes[i])
+        a = np.uint64(addr[i])
+        slot = lane >> lpb_shift if lpb_shift >= 0 else lane // lpb
+        sector = np.int64(a >> np.uint64(sector_shift)) if sector_shift >= 0 else np.int64(a // np.uint64(sector_bytes))
+        key = slot << _SLOT_SHIFT | sector
+        if m == 0 or key != prev:
+            out[m] = key
+            m += 1
+            prev = key
+    return out[:m]
+
+
+def first_per_key(keys: np.ndarray, values: np.ndarray, ordered: bool = False) -> tuple:
+    """``(keys sorted, each once; the least of values for each)``. ``ordered``: ``values`` do not decrease
+    along the arrays (the first of each key's entries holds its least: a stable sort of the keys alone)."""
+    if len(keys) < 2:
+        return keys, values
+    if ordered:
+        o = np.argsort(keys, kind="stable")
+    elif (keys[1:] >= keys[:-1]).all():       # sorted already: the least of each run
+        start = np.empty(len(keys), bool)
+        start[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=start[1:])
+        if start.all():
+            return keys, values
+        at = np.flatnonzero(start)
+        return keys[at], np.minimum.reduceat(values, at)
+    else:
+        o = np.lexsort((values, keys))
     keys, values = keys[o], values[o]
-    keep = np.r_[True, keys[1:] != keys[:-1]] if len(keys) else np.zeros(0, bool)
+    keep = np.empty(len(keys), bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
     return keys[keep], values[keep]
 
 
@@ -217,7 +256,7 @@ class _SectorSink:
         self.lpb, self.sector_bytes = lpb, sector_bytes
         # division by a power of two as a shift (-1: not one)
         self.lpb_shift = lpb.bit_length() - 1 if lpb & (lpb - 1) == 0 else -1
-        self.sector_shift = np.uint64(sector_bytes.bit_length() - 1) if sector_bytes & (sector_bytes - 1) == 0 else -1
+        self.sector_shift = sector_bytes.bit_length() - 1 if sector_bytes & (sector_bytes - 1) == 0 else -1
         self.keys: list = []
         self.firsts: list = []
         self.n = 0
@@ -227,10 +266,7 @@ class _SectorSink:
         _, space, addr, lanes = record
         if space != "global" or not len(addr):
             return
-        slot = lanes >> self.lpb_shift if self.lpb_shift >= 0 else lanes // self.lpb
-        sector = addr >> self.sector_shift if self.sector_shift >= 0 else addr // np.uint64(self.sector_bytes)
-        key = (slot.astype(np.int64, copy=False) << _SLOT_SHIFT) | sector.astype(np.int64)
-        key = _runs_first(key)                  # neighbouring lanes mostly share a sector
+        key = _slot_sector_keys(lanes, addr, self.lpb, self.lpb_shift, self.sector_bytes, self.sector_shift)
         self.keys.append(key)
         self.firsts.append(np.full(len(key), self.k, np.int64))
         self.k += 1
@@ -243,7 +279,8 @@ class _SectorSink:
         """``(the keys gathered so far, sorted, each once; the first access that touched each)``."""
         if not self.keys:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        return first_per_key(np.concatenate(self.keys), np.concatenate(self.firsts))
+        # the accesses are numbered in the order they came (a fold's keys first): a stable sort finds each key's first
+        return first_per_key(np.concatenate(self.keys), np.concatenate(self.firsts), ordered=True)
 
 
 def global_sectors(launch: Any, blocks: list, sector_bytes: int, firsts: bool = False,

@@ -400,3 +400,25 @@ def test_from_h200_spec_sets_hashed():
     assert evicted == [0] * l2.assoc + [1]
     present = l2.contains(np.array(lines, np.int64) * spl)
     assert list(present) == [False] + [True] * l2.assoc         # the least recently used line left
+
+
+@pytest.mark.parametrize("policy", ["lru", "random"])
+@pytest.mark.parametrize("per", [1, 2])
+def test_lookup_filling_is_lookup_then_fill_of_the_missed_accesses(policy, per):
+    # the device's L2 (smsim.mem.l2.DeviceL2.touch) in one call: what a lookup, then a fill of every sector
+    # of the DRAM accesses (per sectors) the misses fall in that the cache does not hold, does
+    one, two = SectorCache(2048, 128, 32, 2, policy, seed=9), SectorCache(2048, 128, 32, 2, policy, seed=9)
+    rng = np.random.default_rng(11)
+    for step in range(400):
+        secs = np.unique(rng.integers(0, 64 * 4, int(rng.integers(1, 12)))).astype(np.int64)
+        status, ready = one.lookup_filling(secs, float(step - 3), per, float(step))
+        want_status, want_ready = two.lookup(secs, float(step - 3))
+        miss = secs[want_status == MISS]
+        if len(miss):
+            fetch = (np.unique(miss // per * per)[:, None] + np.arange(per)).ravel()
+            two.fill(fetch[~two.contains(fetch)], float(step))
+        assert np.array_equal(status, want_status)
+        assert np.array_equal(ready, want_ready, equal_nan=True)
+        for a in ("tags", "stamp", "valid", "ready"):
+            assert np.array_equal(getattr(one, a), getattr(two, a)), (step, a)
+    assert one.contains(np.arange(4, dtype=np.int64)).dtype == bool

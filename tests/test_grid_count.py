@@ -62,3 +62,24 @@ def test_a_grid_whose_first_blocks_alone_loop_is_counted_within_6pct_of_the_h200
     got = res.metrics["smsim.grid.inst_executed"] / 261120
     assert math.isclose(got, 1.0, abs_tol=0.06), got
     assert np.isfinite(got)
+
+
+def test_sector_keys_and_first_touches_match_their_numpy_definitions():
+    from isa.trace import _slot_sector_keys, first_per_key
+    rng = np.random.default_rng(5)
+    for lpb, sb in ((256, 32), (96, 32), (256, 24)):      # powers of two by shifts, the rest by division
+        lanes = np.sort(rng.integers(0, 4 * lpb, 3000)).astype(np.int64)
+        addr = rng.integers(0, 1 << 20, 3000).astype(np.uint64) // np.uint64(4) * np.uint64(4)
+        addr[:1000] = np.sort(addr[:1000])                 # runs of equal sectors, as a coalesced warp makes
+        key = (lanes // lpb << 44) | (addr // np.uint64(sb)).astype(np.int64)
+        runs = key[np.r_[True, key[1:] != key[:-1]]]
+        got = _slot_sector_keys(lanes, addr, lpb, lpb.bit_length() - 1 if lpb & (lpb - 1) == 0 else -1,
+                                sb, sb.bit_length() - 1 if sb & (sb - 1) == 0 else -1)
+        assert np.array_equal(got, runs)
+    keys = rng.integers(0, 50, 2000).astype(np.int64)
+    values = rng.integers(0, 1000, 2000).astype(np.int64)
+    # any order; keys sorted (the least of each run); values not decreasing (a stable sort of the keys)
+    for k, v, ordered in ((keys, values, False), (np.sort(keys), values, False), (keys, np.sort(values), True)):
+        want = {x: v[k == x].min() for x in np.unique(k).tolist()}
+        got_k, got_v = first_per_key(k, v, ordered=ordered)
+        assert got_k.tolist() == sorted(want) and got_v.tolist() == [want[x] for x in sorted(want)]

@@ -140,6 +140,26 @@ def _contains(tags, valid, sectors):
 
 
 @njit(cache=True)
+def _lookup_filling(tags, stamp, valid, ready, clock, rng, policy, sectors, now, per, when):
+    status, at = _lookup(tags, stamp, valid, ready, clock, policy, sectors, now)
+    units = np.empty(sectors.size, np.int64)       # the accesses of ``per`` sectors the misses fall in, each once
+    n = 0
+    for i in range(sectors.size):
+        if status[i] == MISS:
+            u = sectors[i] // per
+            if n == 0 or units[n - 1] != u:
+                units[n] = u
+                n += 1
+    fetch = np.empty(n * per, np.int64)
+    for j in range(n):
+        for k in range(per):
+            fetch[j * per + k] = units[j] * per + k
+    todo = fetch[~_contains(tags, valid, fetch)]
+    _fill(tags, stamp, valid, ready, clock, rng, policy, todo, when, np.empty(todo.size, np.int64))
+    return status, at
+
+
+@njit(cache=True)
 def tally(status: np.ndarray, ready: np.ndarray) -> tuple[int, int, int, float]:
     """Of a lookup's ``(status, ready)``: ``(hits, pending, misses, latest pending arrival)`` (-inf if
     none is pending)."""
@@ -226,6 +246,13 @@ class SectorCache:
         :data:`MISS` (int8); ready the data's arrival cycle (NaN for a miss). Allocates nothing."""
         return _lookup(self.tags, self.stamp, self.valid, self.ready, self._clock, self._policy,
                        np.asarray(sectors, np.int64), float(now))
+
+    def lookup_filling(self, sectors: np.ndarray, now: float, per: int, ready: float) -> tuple:
+        """:meth:`lookup` of ``sectors`` (sorted, distinct), then :meth:`fill` (data at ``ready``) of every sector
+        of the groups of ``per`` (DRAM accesses) the misses fall in that the cache does not hold, in one call."""
+        return _lookup_filling(self.tags, self.stamp, self.valid, self.ready, self._clock, self._rng, self._policy,
+                               np.asarray(sectors, np.int64), float(now), max(1, per),
+                               np.full(1, ready, np.float64))
 
     def fill(self, sectors: np.ndarray, ready: float | np.ndarray) -> int:
         """Make ``sectors`` valid with data arriving at ``ready`` (one per sector, or one for all),

@@ -571,11 +571,8 @@ class DeviceL2:
         while the device's L2 holds it (other SMs' blocks touching it since change nothing: this SM's share,
         which ages as the whole L2 does, keeps it about as long)."""
         now = float(block - self.concurrent)
-        status, ready = self.cache.lookup(sectors, now)
+        status, ready = self.cache.lookup_filling(sectors, now, self.per, float(-1 - block if mine else block))
         miss = status == cache.MISS
-        if miss.any():
-            fetch = access_sectors(sectors[miss], self.per)
-            self.cache.fill(fetch[~self.cache.contains(fetch)], float(-1 - block if mine else block))
         if len(sectors):
             self.units[block] = _first_keys(sectors // self.per, firsts)
             self.sector_keys[block] = _first_keys(sectors, firsts)
