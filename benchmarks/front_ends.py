@@ -17,6 +17,7 @@ import sys
 
 import smsim
 from isa import sass
+from isa.errors import CompileError
 from smsim import validate
 from smsim.case import PtxKernel
 from workloads import case as cases
@@ -50,10 +51,15 @@ def main(argv=None) -> int:
     fams = set(args.family.split(",")) if args.family else None
     ids = [cid for cid, rec in sorted(runs.items()) if rec.get("ok")
            and not isinstance(cases.get(cid).kernel, PtxKernel) and (fams is None or cid.split(".")[0] in fams)]
-    rows = []
+    rows, uncompiled = [], []
     print(f"{'case':38s} {'static smsim':>12s} {'numba':>6s} {'issued smsim':>13s} {'numba':>9s} {'H200':>9s}")
     for cid in ids:
-        r = compare(cid, runs[cid])
+        try:
+            r = compare(cid, runs[cid])
+        except CompileError as e:          # smsim's compiler refuses it (numba's compiles everything here)
+            uncompiled.append(cid)
+            print(f"{cid:38s} smsim's compiler: {str(e).splitlines()[0]}", flush=True)
+            continue
         rows.append(r)
         print(f"{cid:38s} {r['smsim_static']:12d} {r['numba_static']:6d} {r['smsim_inst']:13.0f} "
               f"{r['numba_inst']:9.0f} {r['hw_inst']:9.0f}", flush=True)
@@ -61,7 +67,8 @@ def main(argv=None) -> int:
     shorter = [r for r in rows if r["smsim_inst"] < 0.9 * r["numba_inst"]]
     print(f"\n{len(rows)} kernels: smsim's compiler issues over 10% more SASS than NVVM's on {len(longer)} "
           f"({', '.join(r['case'] for r in longer) or 'none'}), over 10% fewer on {len(shorter)} "
-          f"({', '.join(r['case'] for r in shorter) or 'none'})")
+          f"({', '.join(r['case'] for r in shorter) or 'none'}); {len(uncompiled)} not compiled by smsim's "
+          f"({', '.join(uncompiled) or 'none'})")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
