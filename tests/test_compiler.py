@@ -25,6 +25,11 @@ def opcodes(kernel, *args):
     return [ins.opcode + "." + ".".join(ins.mods) for ins in smsim.compile(kernel, args).body]
 
 
+def smsim_opcodes(kernel, *args):
+    """As :func:`opcodes`, of smsim's own compiler whatever numba-cuda is installed."""
+    return [ins.opcode + "." + ".".join(ins.mods) for ins in smsim.compile(kernel, args, compiler="smsim").body]
+
+
 # ---------------------------------------------------------------- parameters, arithmetic, typing
 @cuda.jit
 def k_arith(out, a, b, n):
@@ -220,6 +225,46 @@ def test_negative_runtime_indices_wrap_around_like_numba():
     out = np.zeros(N, np.int64)
     run(k_negative_index, out, a, N)
     np.testing.assert_array_equal(out, np.roll(a, 1) + a)
+
+
+@cuda.jit
+def k_guarded_index(out, a, n):
+    i = cuda.grid(1)
+    if 0 < i < n - 1:
+        out[i] = a[i - 1] + a[i + 1]            # the guard says i >= 1: no wraparound code
+    elif i < n:
+        out[i] = a[i - 1]                       # i == 0 here too: a[-1] is the last element
+    if i > 0 and i < n:
+        j = i - 2                               # i == 1 makes it -1: wraps
+        out[n + i] = a[j]
+
+
+@cuda.jit
+def k_range_from_one(out, a, n):
+    if cuda.grid(1) == 0:
+        for k in range(1, n):
+            out[k] = a[k - 1] + a[k // 3] + a[k % 5]   # k >= 1: no wraparound, no floor correction
+
+
+def test_guards_and_ranges_prove_indices_non_negative_as_llvm_does():
+    a = np.arange(N, dtype=np.int64) + 1
+    out = np.zeros(2 * N, np.int64)
+    run(k_guarded_index, out, a, N)
+    want = np.zeros(2 * N, np.int64)
+    i = np.arange(N)
+    want[:N] = np.where((i > 0) & (i < N - 1), a[i - 1] + a[(i + 1) % N], a[i - 1])
+    want[N + 1:] = a[i[1:] - 2]
+    np.testing.assert_array_equal(out, want)
+    ops = smsim_opcodes(k_guarded_index, out, a, N)
+    # none in the guarded out[i] = a[i - 1] + a[i + 1]; the elif's a[i - 1] and out[i], a[i - 2] and out[n + i]
+    # wrap (cuda.grid's value may be negative as far as numba's LLVM knows: its index wraparound stays too)
+    assert ops.count("shr.s64") == 4, ops
+    out = np.zeros(N, np.int64)
+    run(k_range_from_one, out, a, N)
+    k = np.arange(1, N)
+    np.testing.assert_array_equal(out[1:], a[k - 1] + a[k // 3] + a[k % 5])
+    ops = smsim_opcodes(k_range_from_one, out, a, N)
+    assert "shr.s64" not in ops and not any(o.startswith(("xor", "selp")) for o in ops), ops
 
 
 def test_short_circuit_protects_loads():
@@ -461,6 +506,8 @@ def k_pred(out, n):
     i = cuda.grid(1)
     if i == n:
         out[0] = 7
+    if i == n + 1:                  # at the kernel's end: a branch to the exit (ptxas's predicated EXIT)
+        out[1] = 8
 
 
 def test_strength_reduction():
@@ -471,11 +518,14 @@ def test_strength_reduction():
 
 def test_short_conditional_is_predicated():
     k = smsim.compile(k_pred, (np.zeros(N, np.int64), N), compiler="smsim")
-    assert not any(ins.opcode == "bra" for ins in k.body)
-    assert any(ins.opcode == "st" and ins.guard is not None for ins in k.body)
+    stores = [ins for ins in k.body if ins.opcode == "st"]
+    assert [ins.guard is not None for ins in stores] == [True, False]
+    assert [ins.opcode for ins in k.body].count("bra") == 1
     out = np.zeros(2, np.int64)
-    run(k_pred, out, 5)
+    run(k_pred, out, GRID * BLOCK - 1)             # no thread i == n + 1
     assert out.tolist() == [7, 0]
+    run(k_pred, out, 5)
+    assert out.tolist() == [7, 8]
 
 
 @cuda.jit

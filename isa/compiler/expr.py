@@ -374,7 +374,10 @@ class Expr:
             f = {"and": operator.and_, "or": operator.or_, "xor": operator.xor}[name]
             return Const(wrap(f(a.value, b.value), t), t)
         x, y = sorted((self.opnd(a), self.opnd(b)))
-        return self.b.op(f"{name}.b{T.bits(t)}", t, x, y)
+        r = self.b.op(f"{name}.b{T.bits(t)}", t, x, y)
+        if name == "and" and (self.nonneg(a) or self.nonneg(b)) or name != "and" and self.nonneg(a) and self.nonneg(b):
+            self.b.nonneg.add(r.name)         # a mask that is not negative clears the sign
+        return r
 
     def floordiv_mod(self, is_div: bool, a: Value, b: Value, t: str) -> Value:
         if isinstance(a, Const) and isinstance(b, Const):
@@ -387,13 +390,17 @@ class Expr:
                 if is_div:
                     if k == 0:
                         return a
-                    return self.b.op(f"shr.{'s' if T.is_signed(t) else 'u'}{T.bits(t)}", t, self.opnd(a), str(k))
+                    q = self.b.op(f"shr.{'s' if T.is_signed(t) else 'u'}{T.bits(t)}", t, self.opnd(a), str(k))
+                    if self.nonneg(a):
+                        self.b.nonneg.add(q.name)
+                    return q
                 return self.int_binop(ast.BitAnd, a, Const(b.value - 1, t), t, None)
         pt = T.ptx(t)
         q = self.b.op(f"div.{pt}", t, self.opnd(a), self.opnd(b))
         r = self.b.op(f"rem.{pt}", t, self.opnd(a), self.opnd(b))
-        if not T.is_signed(t):
-            return q if is_div else r
+        if not T.is_signed(t) or self.nonneg(a) and self.nonneg(b):
+            self.b.nonneg.update((q.name, r.name))
+            return q if is_div else r          # truncation is the floor where neither is negative
         # Python semantics: when the remainder is non-zero and its sign differs from the divisor's
         nz = self.b.op(f"setp.ne.{pt}", "b1", r.name, "0")
         x = self.b.op(f"xor.b{T.bits(t)}", t, r.name, self.opnd(b))
@@ -487,7 +494,28 @@ class Expr:
             return x if op == "ne" else self.pred_not(x)
         if T.is_float(t) and op == "ne":
             op = "neu"
+        if T.is_int(t) and T.bits(t) == 64:
+            a, b, t = self.narrowed(a, b, t)
         return self.b.op(f"setp.{op}.{T.ptx(t)}", "b1", self.opnd(a), self.opnd(b))
+
+    def narrowed(self, a: Value, b: Value, t: str) -> tuple:
+        """A 64-bit comparison of a register that extends a 32-bit one (:attr:`~.ir.Builder.widened`) with a
+        constant its 32-bit type holds, or with another such register of the same type, as that 32-bit
+        comparison (LLVM's narrowing: ``threadIdx.x == 0`` is one ISETP, not two)."""
+        def source(v: Value) -> Reg | None:
+            return self.b.widened.get(v.name) if isinstance(v, Reg) else None
+        sa, sb = source(a), source(b)
+        if sa is None and sb is None:
+            return a, b, t
+        small = (sa or sb).t
+        lo, hi = (-(1 << 31), 1 << 31) if T.is_signed(small) else (0, 1 << 32)
+        if sa is not None and sb is not None:          # both extended the way their 32-bit type says
+            return (sa, sb, small) if sa.t == sb.t else (a, b, t)
+        c = b if sa is not None else a
+        if isinstance(c, Const) and lo <= c.value < hi:
+            k = Const(int(c.value), small)
+            return (sa, k, small) if sa is not None else (k, sb, small)
+        return a, b, t
 
     def e_Compare(self, node: ast.Compare) -> Const | Reg:
         return self.cond(node)

@@ -149,6 +149,10 @@ class Builder:
         self.once: dict = {}          # prologue values by key
         self.positive: set = set()    # registers known to hold values >= 1 (block/grid dimensions)
         self.nonneg: set = set()      # registers known to hold values >= 0 (counting-up loop variables)
+        self.widened: dict = {}       # 64-bit register -> the 32-bit register it extends (a compare with a
+                                      # constant narrows to it, as LLVM does)
+        self.lower: dict = {}         # register -> the least value it holds where the code now lowered runs
+                                      # (an ``if`` guard's ``0 < y``, a range's start)
 
     def reg(self, t: str) -> Reg:
         cls = T.reg_class(t)

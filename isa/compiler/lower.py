@@ -20,12 +20,14 @@ from ..errors import CompileError
 from . import types as T
 from .calls import Calls
 from .expr import ArrayVal, Expr
-from .ir import Builder, Const, Reg, Slot, Value
+from .ir import Builder, Const, Off, Reg, Slot, Value
 from .scope import Gone, Loop, Scope
 from .source import Source
 from .values import Arith
 
 UNROLL_MAX_TRIPS = 32
+#: ``a op b`` as ``b op' a``: a bound read from either side of a comparison
+_FLIPPED = {ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Lt: ast.Gt, ast.LtE: ast.GtE}
 UNROLL_MAX_NODES = 1500
 
 
@@ -164,7 +166,54 @@ class Lowerer(Arith, Expr, Calls):
         if isinstance(c, Const):                       # decided at compile time: lower one side only
             self.block(node.body if c.value else node.orelse)
             return
-        self.branch(c, lambda: self.block(node.body), (lambda: self.block(node.orelse)) if node.orelse else None)
+        facts = self.guard_facts(node.test)
+
+        def then() -> None:
+            saved = dict(self.b.lower)
+            for name, least in facts:
+                if least > self.b.lower.get(name, least - 1):
+                    self.b.lower[name] = least
+            try:
+                self.block(node.body)
+            finally:
+                self.b.lower = saved
+        self.branch(c, then, (lambda: self.block(node.orelse)) if node.orelse else None)
+
+    def guard_facts(self, test: ast.expr) -> list:
+        """What an ``if`` test that holds says of its variables' least values: ``[(register, least)]`` from
+        the comparisons of a variable with a constant it is made of (``0 < y``, ``y >= 1``, ``0 < y < h - 1
+        and 0 < x < w - 1``), so that ``a[y - 1]`` in its body needs no negative-index wraparound, as LLVM
+        proves for numba."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return [f for v in test.values for f in self.guard_facts(v)]
+        if not isinstance(test, ast.Compare):
+            return []
+        out = []
+        terms = [test.left] + list(test.comparators)
+        for (left, right), op in zip(zip(terms, terms[1:]), test.ops):
+            for var, bound, op_ in ((right, left, type(op)), (left, right, _FLIPPED.get(type(op)))):
+                k = self.constant_int(bound)
+                v = self.scope.env.get(var.id) if isinstance(var, ast.Name) and self.scope.env else None
+                if k is None or op_ not in (ast.Lt, ast.LtE) or not isinstance(v, (Reg, Off)) \
+                        or not T.is_signed(v.t) or T.bits(v.t) < 32:
+                    continue
+                least = k + 1 if op_ is ast.Lt else k          # k < v, k <= v
+                name, c = (v.reg.name, v.c) if isinstance(v, Off) else (v.name, 0)
+                out.append((name, least - int(c)))
+        return out
+
+    def constant_int(self, node: ast.expr) -> int | None:
+        """``node``'s integer value where it is a literal or a name bound to a constant (None otherwise)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            k = self.constant_int(node.operand)
+            return None if k is None else -k
+        if isinstance(node, ast.Name) and self.scope.env:
+            v = self.scope.env.get(node.id)
+            if isinstance(v, Const) and T.is_int(v.t) and T.is_signed(v.t):
+                return int(v.value)
+        return None
 
     def branch(self, p: Reg, then: Callable[[], Any], otherwise: Callable[[], Any] | None) -> None:
         """``if p: then() else: otherwise()`` with the variables merged after it."""
@@ -328,6 +377,9 @@ class Lowerer(Arith, Expr, Calls):
             keys[name] = key
             if name == induction and counting_up:
                 b.nonneg.add(r.name)
+                least = self.least(cur) if T.is_signed(cur.t) else None
+                if least is not None and least > 0:       # range(1, n): i - 1 needs no wraparound
+                    b.lower[r.name] = least
             s = Slot()
             b.body.append(s)
             self.move_into(s, r, cur)

@@ -144,8 +144,15 @@ def jumps(code: list) -> list:
     return out
 
 
+def _at_end(code: list, j: int) -> bool:
+    """Whether nothing but labels and the return follow ``code[j]``: a branch there is ptxas's predicated
+    ``EXIT`` (the threads that skip the body leave at once, as NVVM's code for ``if t == 0: ...`` does)."""
+    return all(isinstance(x, Label) or x.opcode in ("ret", "exit") for x in code[j:])
+
+
 def predicate(code: list) -> list:
-    """``@!p bra L; a; b; L:`` -> ``@p a; @p b`` for short, simple bodies."""
+    """``@!p bra L; a; b; L:`` -> ``@p a; @p b`` for short, simple bodies (but for a body at the kernel's
+    end: :func:`_at_end`)."""
     out, k = [], 0
     while k < len(code):
         ins = code[k]
@@ -157,7 +164,7 @@ def predicate(code: list) -> list:
                 j += 1
             n = j - k - 1
             if 0 < n <= PREDICATE_MAX and j < len(code) and isinstance(code[j], Label) and \
-                    code[j].name == ins.srcs[0]:
+                    code[j].name == ins.srcs[0] and not _at_end(code, j):
                 g = (ins.guard[0], not ins.guard[1])
                 for x in code[k + 1:j]:
                     x.guard = g

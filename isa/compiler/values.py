@@ -44,9 +44,22 @@ class Arith:
             return v.value >= 0
         if not T.is_signed(v.t):
             return True
-        if isinstance(v, Off):
-            return v.c >= 0 and v.reg.name in self.b.nonneg
-        return v.name in self.b.nonneg
+        least = self.least(v)
+        return least is not None and least >= 0
+
+    def least(self, v: Value) -> int | None:
+        """The least value a signed integer ``v`` is known to hold (None: nothing known): its register's
+        (:attr:`~.ir.Builder.nonneg`: 0; :attr:`~.ir.Builder.lower`, where a guard or a range says more) plus
+        its offset. Only what LLVM proves of numba's code: not the sign of ``cuda.grid``'s values, which numba
+        computes from the special registers as signed 32-bit numbers (its index wraparound stays), nor of sums
+        and products, which may overflow."""
+        if isinstance(v, Const):
+            return int(v.value)
+        name, c = (v.reg.name, v.c) if isinstance(v, Off) else (v.name, 0)
+        least = self.b.lower.get(name)
+        if name in self.b.nonneg and (least is None or least < 0):
+            least = 0
+        return None if least is None else least + int(c)
 
     def positive(self, v: Value) -> bool:
         """Whether ``v`` is known to be at least 1 (block and grid sizes: loop steps whose sign is known)."""
@@ -104,8 +117,12 @@ class Arith:
             out = self._retype(v, t)
         elif bt > bs:
             out = self.b.op(f"cvt.{T.ptx(t)}.{T.ptx(s)}", t, self.opnd(v))
+            if bs == 32 and isinstance(v, Reg):
+                self.b.widened[out.name] = Reg(v.name, s)
             if self.positive(v):
                 self.b.positive.add(out.name)
+            if T.is_signed(s) and self.nonneg(v):
+                self.b.nonneg.add(out.name)
         else:
             if isinstance(v, Off) and T.bits(t) >= 32:
                 return Off(self.b.op("cvt.u32.u64", t, v.reg.name), wrap(v.c, t), t)
