@@ -267,6 +267,28 @@ def test_guards_and_ranges_prove_indices_non_negative_as_llvm_does():
     assert "shr.s64" not in ops and not any(o.startswith(("xor", "selp")) for o in ops), ops
 
 
+@cuda.jit
+def k_strided_pairs(out, a, n, first):
+    i = cuda.grid(1) - first                    # -2 and -1 first: a[3 i + 2] and a[2 i + 1] wrap around
+    if i < n - first:
+        out[cuda.grid(1)] = a[3 * i] + a[3 * i + 2] + a[2 * i] + a[2 * i + 1]
+
+
+def test_k_i_plus_c_wraps_as_k_i_does_and_folds_c_into_the_address():
+    a = np.arange(3 * N, dtype=np.int64) * 7 + 1
+    out = np.zeros(N, np.int64)
+    run(k_strided_pairs, out, a, N, 2)
+    i = np.arange(N) - 2
+    np.testing.assert_array_equal(out, a[3 * i] + a[3 * i + 2] + a[2 * i] + a[2 * i + 1])
+    k = smsim.compile(k_strided_pairs, (out, a, N, 2), compiler="smsim")
+    ops = [ins.opcode + "." + ".".join(ins.mods) for ins in k.body]
+    # one wraparound for 2 i and 2 i + 1 (2 i | 1: the sign LLVM sees is 2 i's), and one each for 3 i, 3 i + 2
+    # and out[cuda.grid(1)]
+    assert ops.count("shr.s64") == 4, ops
+    loads = [ins for ins in k.body if ins.opcode == "ld" and "global" in ins.mods]
+    assert sorted(ins.operands[1].offset for ins in loads) == [0, 0, 0, 8]
+
+
 def test_short_circuit_protects_loads():
     a = np.array([(-1) ** k for k in range(N)], np.int32)
     out = np.zeros(N, np.int32)

@@ -273,7 +273,12 @@ class Expr:
             if isinstance(v, Const) and v.value < 0:
                 raise self.error(n, f"negative index {v.value}", "index from 0 (a[n - 1], not a[-1])")
             if T.is_signed(v.t) and not self.nonneg(v):
-                v = self.wraparound(self.convert(v, "i64"), self.dim_or_none(a, len(idx)))
+                k = self.b.multiple.get(v.reg.name, 0) if isinstance(v, Off) and T.bits(v.t) == 64 \
+                    else 0
+                if isinstance(v, Off) and 0 < v.c < k:   # k i + c has the sign of k i: wrap that (as LLVM)
+                    v = Off(self.wraparound(Reg(v.reg.name, "i64"), self.dim_or_none(a, len(idx))), v.c, "i64")
+                else:
+                    v = self.wraparound(self.convert(v, "i64"), self.dim_or_none(a, len(idx)))
             idx.append(self.convert(v, "i64") if T.bits(v.t) < 64 or v.t == "u64" else v)
         lin = idx[0]
         for k in range(1, a.t.ndim):

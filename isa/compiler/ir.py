@@ -149,6 +149,8 @@ class Builder:
         self.once: dict = {}          # prologue values by key
         self.positive: set = set()    # registers known to hold values >= 1 (block/grid dimensions)
         self.nonneg: set = set()      # registers known to hold values >= 0 (counting-up loop variables)
+        self.multiple: dict = {}      # register -> the power of two it is a multiple of (k i: k i + c, which
+                                      # is k i | c for 0 <= c < k, has k i's sign)
         self.widened: dict = {}       # 64-bit register -> the 32-bit register it extends (a compare with a
                                       # constant narrows to it, as LLVM does)
         self.lower: dict = {}         # register -> the least value it holds where the code now lowered runs

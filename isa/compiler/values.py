@@ -188,6 +188,8 @@ class Arith:
                 r = self.b.op(f"shl.b{max(T.bits(t), 32)}", t, base.name, str(k))
             else:
                 r = self.b.op(f"mul.lo.{T.ptx(t)}", t, base.name, str(wrap(c, t)))
+            if k is not None and 0 < k < 16:          # k i + c is k i | c: LLVM sees its sign is k i's
+                self.b.multiple[r.name] = int(c)
             return self.iadd(r, Const(wrap(off * c, t), t), t)
         x, y = sorted((self.opnd(a), self.opnd(b)))
         return self.b.op(f"mul.lo.{T.ptx(t)}", t, x, y)
