@@ -197,3 +197,12 @@ def simulated(rows: list, launch: Callable[[dict], tuple], **kw: Any) -> list:
         stalls = {stall_metric(k): v for k, v in res.stalls_per_instruction().items()}
         out.append({**row, "metrics": {**res.metrics, **stalls}})
     return out
+
+
+def print_durations(path: str, simulate_rows: Callable[[list], list], width: int = 14) -> None:
+    """Each row recorded in the probe's JSON at ``path`` beside smsim's (``simulate_rows``, a probe's
+    ``simulated``): the H200's duration, smsim's, and their ratio, a row a line as it is simulated."""
+    rows = json.loads(pathlib.Path(path).read_text())["rows"]
+    for hw, s in zip(rows, simulate_rows(rows)):
+        h, m = hw["metrics"]["gpu__time_duration.sum"], s["metrics"]["gpu__time_duration.sum"]
+        print(f"{hw['name']:{width}s} H200 {h / 1e3:7.1f} us smsim {m / 1e3:7.1f} us ({m / h:4.2f})", flush=True)

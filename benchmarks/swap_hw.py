@@ -19,7 +19,6 @@ Each kernel runs ``N`` threads of 256-thread blocks over float32 arrays; ``h`` =
 """
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 
@@ -123,10 +122,7 @@ def simulated(rows: list, **kw) -> list:
 
 def simulate(path: str) -> None:
     """smsim's time beside the H200's."""
-    rows = json.loads(pathlib.Path(path).read_text())["rows"]
-    for hw, s in zip(rows, simulated(rows)):
-        h, m = hw["metrics"]["gpu__time_duration.sum"], s["metrics"]["gpu__time_duration.sum"]
-        print(f"{hw['name']:12s} H200 {h / 1e3:7.1f} us smsim {m / 1e3:7.1f} us ({m / h:4.2f})", flush=True)
+    hw_probe.print_durations(path, simulated, 12)
 
 
 def main(argv=None) -> int:

@@ -20,7 +20,6 @@ Each kernel runs ``N`` threads of 256-thread blocks; ``h`` in floats.
 """
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 
@@ -114,10 +113,7 @@ def simulated(rows: list, **kw) -> list:
 
 def simulate(path: str) -> None:
     """smsim's time beside the H200's."""
-    rows = json.loads(pathlib.Path(path).read_text())["rows"]
-    for hw, s in zip(rows, simulated(rows)):
-        h, m = hw["metrics"]["gpu__time_duration.sum"], s["metrics"]["gpu__time_duration.sum"]
-        print(f"{hw['name']:14s} H200 {h / 1e3:7.1f} us smsim {m / 1e3:7.1f} us ({m / h:4.2f})", flush=True)
+    hw_probe.print_durations(path, simulated, 14)
 
 
 def main(argv=None) -> int:
