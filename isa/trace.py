@@ -191,16 +191,6 @@ class _Drop:
         """Keep nothing."""
 
 
-def _runs_first(keys: np.ndarray) -> np.ndarray:
-    """The first of each run of equal neighbours in ``keys`` (of sorted keys, each distinct one once)."""
-    if len(keys) < 2:
-        return keys
-    keep = np.empty(len(keys), bool)
-    keep[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
-
-
 @njit(cache=True)
 def _slot_sector_keys(lanes: np.ndarray, addr: np.ndarray, lpb: int, lpb_shift: int, sector_bytes: int,
                       sector_shift: int) -> np.ndarray:

@@ -26,9 +26,9 @@ from .source import Source
 from .values import Arith
 
 UNROLL_MAX_TRIPS = 32
+UNROLL_MAX_NODES = 1500
 #: ``a op b`` as ``b op' a``: a bound read from either side of a comparison
 _FLIPPED = {ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Lt: ast.Gt, ast.LtE: ast.GtE}
-UNROLL_MAX_NODES = 1500
 
 
 class Lowerer(Arith, Expr, Calls):
