@@ -248,7 +248,8 @@ class Lowerer(Arith, Expr, Calls):
         if len(live) == 1:
             return dict(live[0][0])
         out = {}
-        names = set().union(*(e.keys() for e, _ in live))
+        names = dict.fromkeys(k for e, _ in live for k in e)     # in a fixed order (a set's would follow
+                                                                 # the string hash: the merge moves' order)
         for name in names:
             vals = [self.resolved(e.get(name)) for e, _ in live]
             if all(v == vals[0] for v in vals):
