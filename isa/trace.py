@@ -221,9 +221,7 @@ def first_per_key(keys: np.ndarray, values: np.ndarray, ordered: bool = False) -
     if ordered:
         o = np.argsort(keys, kind="stable")
     elif (keys[1:] >= keys[:-1]).all():       # sorted already: the least of each run
-        start = np.empty(len(keys), bool)
-        start[0] = True
-        np.not_equal(keys[1:], keys[:-1], out=start[1:])
+        start = _run_starts(keys)
         if start.all():
             return keys, values
         at = np.flatnonzero(start)
@@ -231,10 +229,16 @@ def first_per_key(keys: np.ndarray, values: np.ndarray, ordered: bool = False) -
     else:
         o = np.lexsort((values, keys))
     keys, values = keys[o], values[o]
-    keep = np.empty(len(keys), bool)
-    keep[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    keep = _run_starts(keys)
     return keys[keep], values[keep]
+
+
+def _run_starts(keys: np.ndarray) -> np.ndarray:
+    """Which of ``keys`` (at least one) differ from the one before them: the first of each run."""
+    start = np.empty(len(keys), bool)
+    start[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=start[1:])
+    return start
 
 
 class _SectorSink:

@@ -380,7 +380,7 @@ class Expr:
             return Const(wrap(f(a.value, b.value), t), t)
         x, y = sorted((self.opnd(a), self.opnd(b)))
         r = self.b.op(f"{name}.b{T.bits(t)}", t, x, y)
-        if name == "and" and (self.nonneg(a) or self.nonneg(b)) or name != "and" and self.nonneg(a) and self.nonneg(b):
+        if (self.nonneg(a) or self.nonneg(b)) if name == "and" else (self.nonneg(a) and self.nonneg(b)):
             self.b.nonneg.add(r.name)         # a mask that is not negative clears the sign
         return r
 
