@@ -140,7 +140,7 @@ class L1Model(Component, Protocol):
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
-               warp: int = -1) -> float:
+               warp: int = -1, rows: tuple | None = None) -> float:
         """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
         ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
@@ -149,7 +149,8 @@ class L1Model(Component, Protocol):
         add and its operations on ``whole`` sectors, :func:`smsim.fast.coalesce.whole_rounds`, go on to L2):
         the cycle its data is back (load, atomic) or L2 has it (store; ``merged``: a store whose bytes an
         earlier store of its warp carried to L2 takes the tag stage and nothing more; ``warp``: who makes it,
-        a number no other warp of the launch has, for stores that may join another warp's write)."""
+        a number no other warp of the launch has, for stores that may join another warp's write; ``rows``:
+        the DRAM rows of that warp's latest load, which a store's join also asks of the waiting write's)."""
         ...
 
 

@@ -139,6 +139,7 @@ class SM:
         self.storing: set = set()         # (block, warp) of the warps that stored to global memory
         self.dram: Any = None             # the DRAM model L1's misses end in (set by smsim.single_sm.build_sm)
         self.dram_chain = 0               # the most DRAM round trips a warp made one after another
+        self.row_sectors = max(1, spec.dram.row_bytes // spec.l1.sector_bytes)   # sectors in a DRAM row
         self.warps_per_block = -(-launch.threads_per_block // WARP_LANES)
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
@@ -743,8 +744,15 @@ class SM:
         if self.dram is not None:
             read = self.dram.bytes_read
             self.dram.in_step = kind == "ld" and w.in_step(t)
+        rows = None
+        if space == "global":
+            if kind == "ld":
+                per = self.row_sectors
+                w.load_rows = (int(sectors[0]) // per, int(sectors[-1]) // per)
+            elif kind == "st":
+                rows = w.load_rows
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, info.float_add, whole,
-                                  merged, w.block.index << 6 | w.index), shared_ready)
+                                  merged, w.block.index << 6 | w.index, rows), shared_ready)
         if self.dram is not None:
             self.dram.in_step = False
             if kind == "ld" and self.dram.bytes_read > read:

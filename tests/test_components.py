@@ -738,6 +738,15 @@ def test_l1_another_warps_store_joins_a_write_still_waiting_to_leave_the_sm():
                      warp=6)
         small.access("st", "global", mine, 4, False, half, 0.0, warp=5)
         assert small.joined == joined
+    # two warps whose latest loads read other DRAM rows store apart in time on an H200 (seminar.transpose16_naive
+    # merges 7% of its store sectors there, exercises.matadd_colmajor, whose partners load the same sectors, 45%):
+    # no join; the same rows (or no loads): a join
+    for theirs, joined in (((3, 3), 0), ((2, 2), 4), ((2, 3), 0)):
+        apart, _ = _l1(write_request_cycles=2.0, cross_merge_window=16)
+        apart.access("st", "global", _sectors(*range(0, 32, 4)), 8, False, np.full(8, 4), 0.0, warp=9)
+        apart.access("st", "global", mine, 4, False, half, 0.0, warp=1, rows=(2, 2))
+        apart.access("st", "global", mine, 4, False, half, 0.0, warp=2, rows=theirs)
+        assert apart.joined == joined
     off, l2off = _l1(write_request_cycles=2.0)          # tiny: none
     for w in (1, 2):
         off.access("st", "global", mine, 4, False, half, 0.0, warp=w)

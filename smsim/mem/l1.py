@@ -16,7 +16,9 @@ without allocating, telling it whether the store is one L1 could merge with its 
 merged into an earlier one of its warp (``merged``: its bytes went to L2 with that one,
 :meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. Past the tag stage a store whose
 sectors are those of another warp's store among the latest ``cross_merge_window`` lines' worth, whose write
-still waits to leave the SM (for credits or the port), joins that write (:meth:`L1._join`): no credits, no
+still waits to leave the SM (for credits or the port), and whose warp's latest load read the same DRAM rows
+as this warp's (or neither loaded: warps fed from different rows store apart on an H200), joins that write
+(:meth:`L1._join`): no credits, no
 port time, no write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); it is done when that write is (the
 H200 merges different warps' stores only so: ``docs/hardware/store_cross_hw.md``). A store leaves the
 SM once no more than ``store_credits`` of this SM's L2 write requests (one a line a store touches) are in
@@ -86,7 +88,7 @@ class L1:
         self.port_start = 0.0             # cycle the last store's write requests started through the port
         #: the latest stores' writes by their sectors: [cycle they start through the port, cycle L2 has them,
         #: the bytes in each sector so far, the lines L2 charged as written in part, the lines of the stores
-        #: noted before them, their warp]
+        #: noted before them, their warp, the DRAM rows of that warp's latest load]
         self.open: dict = {}
         self.n_open = 0                   # lines of the stores noted there so far
         self.joined = 0                   # sectors of stores that joined a waiting write
@@ -100,11 +102,11 @@ class L1:
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
-               warp: int = -1) -> float:
+               warp: int = -1, rows: tuple | None = None) -> float:
         """Submit a request of ``kind`` ("ld", "st", "atom" or "red") at ``t`` (the caller checked
         :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store; ``merged``:
         a store whose bytes an earlier one of its warp carried to L2, which takes the tag stage and no
-        more)."""
+        more; ``rows``: the DRAM rows of the storing warp's latest load, :meth:`_join`)."""
         spec = self.spec
         self._count(kind, space, len(sectors))
         start = t if t > self.tag_free else self.tag_free
@@ -116,14 +118,14 @@ class L1:
             narrow = len(sectors) <= spec.merge_sectors and lines <= spec.merge_lines
             cost = spec.write_request_cycles * lines + spec.write_data_cycles * len(sectors)   # on the port
             joins = lines <= spec.cross_merge_window and space == "global"
-            joined = self._join(sectors, ops, tend, warp) if joins else None
+            joined = self._join(sectors, ops, tend, warp, rows) if joins else None
             if joined is not None:
                 done, cost = joined, 0
             else:
                 done = self._credited(self.stores, lines, tend,
                                       lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow))
                 if joins:
-                    self._note_waiting(sectors, lines, ops, done, warp)
+                    self._note_waiting(sectors, lines, ops, done, warp, rows)
             if spec.write_buffer_cycles and cost:   # the port's own backlog, whatever the credits
                 self.port_queue = (tend if tend > self.port_queue else self.port_queue) + cost
                 if self.port_queue - spec.write_buffer_cycles > self.tag_free:
@@ -140,24 +142,29 @@ class L1:
             insort(self.waiting, leave)
         return done
 
-    def _note_waiting(self, sectors: np.ndarray, lines: int, ops: np.ndarray | None, done: float, warp: int) -> None:
+    def _note_waiting(self, sectors: np.ndarray, lines: int, ops: np.ndarray | None, done: float, warp: int,
+                      rows: tuple | None = None) -> None:
         """A store's write just queued to leave the SM at :attr:`port_start`: later stores into the same
         sectors may join it until then (:meth:`_join`)."""
         written = ops.copy() if ops is not None else np.full(len(sectors), self.spec.sector_bytes, np.int64)
-        self.open[sectors.tobytes()] = [self.port_start, done, written, self.l2.paid_lines, self.n_open, warp]
+        self.open[sectors.tobytes()] = [self.port_start, done, written, self.l2.paid_lines, self.n_open, warp, rows]
         self.n_open += lines
         if len(self.open) > self.spec.cross_merge_window:
             for key in [k for k, e in self.open.items() if e[4] < self.n_open - self.spec.cross_merge_window]:
                 del self.open[key]
 
-    def _join(self, sectors: np.ndarray, ops: np.ndarray | None, t: float, warp: int) -> float | None:
+    def _join(self, sectors: np.ndarray, ops: np.ndarray | None, t: float, warp: int,
+              rows: tuple | None = None) -> float | None:
         """A store of ``warp``, into at most ``cross_merge_window`` lines, past the tag stage at ``t``, whose
         bytes join the write of an earlier store of another warp into the same ``sectors`` (its lines and those
         of the stores noted after it within ``cross_merge_window``) that still waits to leave the SM at ``t``
-        (for credits or the port): no credits, no time of the port, no write of its own at L2
-        (:meth:`smsim.mem.l2.L2.merged`); the cycle L2 has that write (None: no such write)."""
+        (for credits or the port), and whose warp's latest load read the same DRAM ``rows`` as ``warp``'s
+        (warps whose data came from different rows got it at different times: on an H200 their stores come
+        apart, with other warps' between, ``seminar.transpose16_naive``): no credits, no time of the port, no
+        write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); the cycle L2 has that write (None: no such
+        write)."""
         entry = self.open.get(sectors.tobytes()) if self.open else None
-        if entry is None or entry[0] <= t or entry[5] == warp \
+        if entry is None or entry[0] <= t or entry[5] == warp or entry[6] != rows \
                 or entry[4] < self.n_open - self.spec.cross_merge_window:
             return None
         sb = self.spec.sector_bytes
