@@ -25,7 +25,10 @@ Life of a kernel through this module (:func:`of`):
 4. :func:`per_ptx` attributes each SASS instruction to the PTX basic block it runs for (:class:`Mapping`): a
    SASS basic block belongs to the earliest PTX basic block its instructions came from (parameter loads that
    ptxas repeats near their uses aside): code ptxas hoisted goes with the block it now runs in, and a branch
-   ptxas turned into predicated code runs as often as the block that held the branch. A SASS block inside
+   ptxas turned into predicated code runs as often as the block that held the branch. A SASS block of nothing
+   but a ``BSYNC`` (the join a branch around an ``if`` lands on, stamped with the body's last line) goes with
+   the code after it: a warp that skips the body runs it too (a warp whose lanes split at the branch runs it
+   twice on the H200, once here). A SASS block inside
    SASS loops belongs to the earliest of those PTX blocks that lie in as many PTX loops: code ptxas sank
    into a loop from the set-up (numba's 3-D indexing recomputes shape-derived values there) runs with the
    loop. A SASS block holding an unpredicated store, atomic or barrier (:data:`PINNED_OPS`, which ptxas does not
@@ -489,6 +492,10 @@ def per_ptx(kernel: Any, sass: list) -> Mapping:
             if stepped:
                 full, copies = True, stepped
         placed.append((blk, home, copies, full))
+    for j in range(len(placed) - 1):
+        blk = placed[j][0]
+        if all(sass[i].base == "BSYNC" for i in blk):   # the join a branch around an `if` lands on: every warp
+            placed[j] = (blk, placed[j + 1][1], 1, False)   # that gets there runs it, as the code after it
     # How often each SASS block runs per entry of its PTX block: every entry outside PTX loops; inside
     # one, a block in a SASS loop runs once per ``k`` iterations (``k``: the unrolling of that SASS loop,
     # the copies of its full copies), and of several SASS loops for one PTX loop (an unrolled body and its
