@@ -58,20 +58,20 @@ EXPECT = {
     ("02_shared_memory.md", "--kernel bank_stride"): [
         "bank_stride0 h100 25 shared 75.8", "bank_stride1 h100 25 shared 75.8", "bank_stride2 h100 25 shared 78.9",
         "bank_stride4 h100 25 shared 85.1", "bank_stride8 h100 25 shared 97.5",
-        "bank_stride32 h100 25 shared 192.6", "bank_stride33 h100 25 shared 75.8"],
+        "bank_stride32 h100 25 shared 192.7", "bank_stride33 h100 25 shared 75.8"],
     ("02_shared_memory.md", "for stride in"): [
-        "stride 1: 1.0 wavefronts per shared load, 147158 cycles", "stride 2: 2.0 wavefronts per shared load, 153300",
-        "stride 4: 4.0 wavefronts per shared load, 165584", "stride 32: 32.0 wavefronts per shared load, 378554",
-        "stride 33: 1.0 wavefronts per shared load, 147158"],
+        "stride 1: 1.0 wavefronts per shared load, 147193 cycles", "stride 2: 2.0 wavefronts per shared load, 153335",
+        "stride 4: 4.0 wavefronts per shared load, 165619", "stride 32: 32.0 wavefronts per shared load, 378588",
+        "stride 33: 1.0 wavefronts per shared load, 147193"],
     ("02_shared_memory.md", "sweep reduction"): [
-        "interleaved_divergent h100 64 registers 22.4", "interleaved_bank_conflicts h100 64 warps 11.6",
-        "sequential h100 64 warps 9.3", "first_add h100 64 warps 6.3", "warp_shuffle h100 64 warps 4.6",
+        "interleaved_divergent h100 64 registers 22.5", "interleaved_bank_conflicts h100 64 warps 11.7",
+        "sequential h100 64 warps 9.3", "first_add h100 64 warps 6.4", "warp_shuffle h100 64 warps 4.6",
         "grid_stride h100 64 registers 4.8"],
     ("02_shared_memory.md", "case.family(\"reduction\")"): [
-        "interleaved_divergent 41498 cycles 0 bank conflicts top stall barrier",
-        "interleaved_bank_conflicts 20180 cycles 2240 bank conflicts top stall barrier",
-        "sequential 15453 cycles 0 bank conflicts top stall barrier",
-        "first_add 9688 cycles", "warp_shuffle 6334 cycles", "grid_stride 6624 cycles"],
+        "interleaved_divergent 41695 cycles 0 bank conflicts top stall barrier",
+        "interleaved_bank_conflicts 20302 cycles 2240 bank conflicts top stall barrier",
+        "sequential 15600 cycles 0 bank conflicts top stall barrier",
+        "first_add 9743 cycles", "warp_shuffle 6329 cycles", "grid_stride 6644 cycles"],
     ("03_latency_hiding.md", "--regs 64"): ["4 blocks/SM, 32 warps (50%), limited by registers"],
     ("03_latency_hiding.md", "--smem 32K"): ["6 blocks/SM, 48 warps (75%), limited by shared"],
     ("03_latency_hiding.md", "warps_per_sm=8..64"): [
@@ -82,12 +82,12 @@ EXPECT = {
                                                   "vec_add 128 16 registers 195.7", "vec_add 255 8 registers 364.1"],
     ("03_latency_hiding.md", "smem=0,32768"): ["vec_add 0 64 warps 71.9 2701.3", "vec_add 32768 48 shared 90.8 2130.9",
                                                "vec_add 65536 24 shared 139.5 1378.9"],
-    ("03_latency_hiding.md", "--kernel stream_ilp4"): ["stream_ilp4_w4 h100 4 shared 29.6 595.0",
-                                                       "stream_ilp4_w24 h100 24 shared 8.4 2332.5"],
+    ("03_latency_hiding.md", "--kernel stream_ilp4"): ["stream_ilp4_w4 h100 4 shared 29.6 594.7",
+                                                       "stream_ilp4_w24 h100 24 shared 8.4 2337.4"],
     ("03_latency_hiding.md", "for warps in"): [
-        "4 warps/SM x 1 loads in flight: 199646 cycles", "4 warps/SM x 8 loads in flight: 32200 cycles",
-        "16 warps/SM x 2 loads in flight: 30599 cycles", "16 warps/SM x 8 loads in flight: 12694 cycles",
-        "64 warps/SM x 1 loads in flight: 18821 cycles", "64 warps/SM x 8 loads in flight: 7828 cycles"],
+        "4 warps/SM x 1 loads in flight: 199894 cycles", "4 warps/SM x 8 loads in flight: 32237 cycles",
+        "16 warps/SM x 2 loads in flight: 30612 cycles", "16 warps/SM x 8 loads in flight: 12695 cycles",
+        "64 warps/SM x 1 loads in flight: 18834 cycles", "64 warps/SM x 8 loads in flight: 7829 cycles"],
 }
 
 
