@@ -293,14 +293,9 @@ def rotate_rows(a, shift, out):
         out[y, (x + shift) % w] = a[y, x]
 
 
-def _square(n, rng, mult=16):
-    side = _side(n) // mult * mult
-    return rng.random((side, side), dtype=np.float32)
-
-
 def _build_transpose(n, rng):
-    a = _square(n, rng)
-    side = a.shape[0]
+    side = _side(n) // 16 * 16
+    a = rng.random((side, side), dtype=np.float32)
     return Setup(_grid2(side, side, 16, 16), (16, 16), (a, np.zeros_like(a)), expected={1: a.T.copy()},
                  rtol=0.0, atol=0.0)
 
