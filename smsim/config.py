@@ -194,9 +194,11 @@ class LaunchSpec:
     blocks_per_cycle: float           # finished blocks the device retires per cycle, all SMs (0: no limit)
     first_wave_blocks_per_cycle: float  # first-wave blocks handed out per cycle, all SMs (0: no limit)
     icache_cold_cycles: int           # an SM's first instruction fetch of a kernel (cold instruction cache)
-    const_miss_cycles: int            # a parameter/constant line not yet in the SM's constant cache
+    const_miss_cycles: float          # a parameter/constant line not yet in the SM's constant cache, one SM busy
     const_line_bytes: int             # the constant cache's line
     block_launch_cycles: float        # from a block's retirement to the start of the block that takes its slot
+    const_miss_per_sm_cycles: float = 0.0   # what each further busy SM adds to the miss (the SMs' misses queue)
+    const_line_cycles: float = 0.0    # a further missed line lands at least this long after the one before
     model: str = "front_end"          # a name in smsim.registry.LAUNCH_MODELS
 
 
@@ -351,6 +353,7 @@ _CHOICES = {"l1.replacement": tuple(REPLACEMENTS), "l2.replacement": tuple(REPLA
 _POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
+           "const_miss_per_sm_cycles", "const_line_cycles",
            "dirty_bytes", "dirty_at_start_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles",
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",

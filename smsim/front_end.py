@@ -25,9 +25,16 @@ the ``streams.empty_*`` and ``streams.launch_*`` kernels):
   are not modelled as misses.
 * **Constant cache.** Kernel parameters (``ld.param``: constant bank 0, where sm_90 puts them from byte
   ``PARAM_BANK_OFFSET``) and ``ld.const`` data are read through the SM's constant cache in lines of
-  ``launch.const_line_bytes``: a line's first access misses and takes ``launch.const_miss_cycles``
-  (``imc_miss``); accesses while its fill is on the way wait for that fill; later ones hit (a parameter
-  is then an operand, free; ``ld.const`` takes the shared-memory latency, as before).
+  ``launch.const_line_bytes``: a line's first access misses (``imc_miss``); accesses while its fill is on
+  the way wait for that fill; later ones hit (a parameter is then an operand, free; ``ld.const`` takes the
+  shared-memory latency, as before). Every busy SM misses on the same lines at about the same time (its
+  first warps read the same parameters), and their requests for a line queue behind one another: a miss
+  takes ``launch.const_miss_cycles`` with one SM busy and ``launch.const_miss_per_sm_cycles`` more for
+  each further one, this SM standing for the mean; and the SM fetches the lines it missed one at a time,
+  each landing at least ``launch.const_line_cycles`` after the one before. On an H200 a warp's
+  ``imc_miss`` grows with both: in the test-size validation cases (``docs/hardware/validate_hw.json``)
+  kernels of 2-16 blocks wait a median 82, 145, 177, 213 cycles with 1, 2, 3, 4 parameter lines missed,
+  kernels of 65-132 blocks 250, 298, 380, 478.
 
 Registered as ``launch.model = "front_end"``.
 """
@@ -51,10 +58,12 @@ class FrontEnd:
         self.spec, self.resident = spec, resident
         self.interval = busy / spec.blocks_per_cycle if spec.blocks_per_cycle else 0.0
         self.first_interval = busy / spec.first_wave_blocks_per_cycle if spec.first_wave_blocks_per_cycle else 0.0
+        self.const_miss = spec.const_miss_cycles + spec.const_miss_per_sm_cycles * (busy - 1)
         self.next_free = 0.0                         # when the block scheduler hands out the next first-wave block
         self.tat: float | None = None                # retirement's theoretical arrival time (GCRA)
         self.code_at: float | None = None          # when the kernel's code is in the instruction cache
         self.lines: dict = {}                        # (space, line) -> cycle its fill lands
+        self.fetched: float | None = None             # when the latest missed line's fill lands
         self.blocks = 0
         self.dispatch_wait = 0.0
         self.retire_wait = 0.0
@@ -107,8 +116,11 @@ class FrontEnd:
         ready = t
         for ln in lines:
             at = self.lines.get((space, ln))
-            if at is None:
-                at = self.lines[(space, ln)] = t + self.spec.const_miss_cycles
+            if at is None:                 # the SM fetches one missed line at a time
+                at = t + self.const_miss
+                if self.fetched is not None and self.fetched + self.spec.const_line_cycles > at:
+                    at = self.fetched + self.spec.const_line_cycles
+                self.lines[(space, ln)] = self.fetched = at
                 self.const_misses += 1
             if at > ready:
                 ready = at
