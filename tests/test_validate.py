@@ -60,7 +60,7 @@ def _pinned(**kw) -> dict:
     s = v.summary(v.rows(v.load(), ("test",), uncompiled=left, **kw))
     expected = [("lessons.sigmoid_f64", "test")] if kw.get("compiler") == "smsim" else []
     assert [(c, size) for c, size, _ in left] == expected
-    assert s["cases"] == 241 - len(expected)
+    assert s["cases"] == 258 - len(expected)
     return s
 
 
@@ -234,9 +234,12 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # lines one at a time (smsim/front_end.py, launch.const_miss_per_sm_cycles, const_line_cycles: kernels of
     # a few blocks 2-5% faster, copy_float4 1.106 -> 1.053, of a wave 1-3% slower, course.mix_u64 1.137 ->
     # 1.13, exercises.matadd_colmajor 1.094 -> 1.126): 4.63%, 90.5%, 6.64%, 95.7%, 92.9%, 99.6%, 0.102 (the
-    # variant ratios and rank order a little worse: a family's few-block and one-wave kernels move apart)
+    # variant ratios and rank order a little worse: a family's few-block and one-wave kernels move apart).
+    # With the 17 `tutorial` kernels (measured 2026-11-30 after this model was built, compared before it
+    # changed: 5.35% on their own, 15 within 10%, tutorial.gather_rows_warp 0.85, hist2d_shared 1.11): 4.68%,
+    # 90.3%, 6.64%, 95.7%, 92.2%, 99.6%, 0.101 on 258
     s = _pinned()
-    _at_least_as_good(s, 4.63, 0.904, 6.65, 0.956, 0.929, 0.995, 0.102)
+    _at_least_as_good(s, 4.68, 0.903, 6.64, 0.956, 0.922, 0.996, 0.102)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is streams.empty_1wave, 7.9% (drills.bitrev_scatter 23.6%
     # before the remainder loop above; plain.saxpy_gs512 16.6% while the timed blocks and their neighbours were
@@ -306,7 +309,8 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # lines missed (above): 7.86%, 77.9%, 26.22%, 88.1%, 90.4%, 48.3%, 0.150: this compiler passes an array as
     # its pointer and shape, fewer parameter lines than numba's seven words an array, so its warps miss fewer
     # lines than the H200's did running numba's kernels and wait less, docs/timing_model.md "Cold starts")
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.87, 0.779, 26.23, 0.881, 0.904, 0.483, 0.150)
+    # With the 17 `tutorial` kernels: 7.77%, 77.8%, 25.43%, 88.2%, 89.5%, 48.6%, 0.151 on 257
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.77, 0.778, 25.43, 0.882, 0.894, 0.486, 0.151)
 
 
 @pytest.mark.slow
@@ -351,7 +355,8 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # `seminar` kernels and the joins by DRAM rows: 13.53%, 67.5%, 23.52%, 85.1%, 88.8%, 31.7%, 0.196 on 240;
     # with a parameter's miss growing with the SMs and the lines missed (above; this compiler's fewer parameter
     # lines): 13.22%, 66.7%, 23.78%, 85.1%, 88.75%, 31.7%, 0.211)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.23, 0.666, 23.79, 0.851, 0.887, 0.316, 0.211)
+    # With the 17 `tutorial` kernels: 12.83%, 66.9%, 23.14%, 85.4%, 88.3%, 31.5%, 0.210 on 257
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 12.83, 0.669, 23.15, 0.853, 0.883, 0.315, 0.210)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
