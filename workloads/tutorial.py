@@ -37,6 +37,7 @@ import numpy as np
 from smsim import cuda
 from smsim.case import Case, Setup
 from workloads.plain import _blocks, _grid2, _side   # the launch-shape helpers
+from workloads.seminar import _small_ints         # floats holding small integers: exact sums in any order
 
 GS_BLOCKS = 264           # saxpy_gs384's grid: two blocks an SM of an H200
 ROW = 256                 # matvec_shared_x's and gather_rows_warp's row
@@ -263,11 +264,6 @@ def interleave_u8x4(r, g, b, a, out):
 
 def _floats(n, rng):
     return rng.random(n, dtype=np.float32)
-
-
-def _small_ints(n, rng):
-    """Floats holding small integers: their sums are exact in float32 whatever the order."""
-    return rng.integers(0, 4, n).astype(np.float32)
 
 
 def _build_vadd(n, rng):
