@@ -40,6 +40,8 @@ Registered as ``launch.model = "front_end"``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .config import LaunchSpec
@@ -63,7 +65,7 @@ class FrontEnd:
         self.tat: float | None = None                # retirement's theoretical arrival time (GCRA)
         self.code_at: float | None = None          # when the kernel's code is in the instruction cache
         self.lines: dict = {}                        # (space, line) -> cycle its fill lands
-        self.fetched: float | None = None             # when the latest missed line's fill lands
+        self.fetched = -math.inf                      # when the latest missed line's fill lands
         self.blocks = 0
         self.dispatch_wait = 0.0
         self.retire_wait = 0.0
@@ -117,9 +119,7 @@ class FrontEnd:
         for ln in lines:
             at = self.lines.get((space, ln))
             if at is None:                 # the SM fetches one missed line at a time
-                at = t + self.const_miss
-                if self.fetched is not None and self.fetched + self.spec.const_line_cycles > at:
-                    at = self.fetched + self.spec.const_line_cycles
+                at = max(t + self.const_miss, self.fetched + self.spec.const_line_cycles)
                 self.lines[(space, ln)] = self.fetched = at
                 self.const_misses += 1
             if at > ready:
