@@ -24,8 +24,8 @@ them so; a new implementation registered in :mod:`smsim.registry` must accept th
 * L2: ``(spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int, busy: int)``
   (this SM's share of the capacity, its port at its share of the bandwidth, the SMs sharing its atomic
   units);
-* DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: int)`` (this SM's share of the
-  bandwidth; the SMs sharing the device's row activations);
+* DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: int, seed: int)`` (this SM's
+  share of the bandwidth; the SMs sharing the device's row activations; the seed of its random draws);
 * front end: ``(spec: LaunchSpec, busy: int, resident: int)`` (``busy``: the SMs the launch keeps busy;
   ``resident``: the blocks one SM holds at once).
 """

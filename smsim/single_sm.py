@@ -123,7 +123,7 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
         return (LoggedGapQueue if gaps else LoggedQueue)(rate, recorder.log(level))
 
     dram = DRAM_MODELS.get(cfg.dram.model)(cfg.dram, queue("dram", share.dram_bytes_per_cycle),
-                                           cfg.l2.sector_bytes, share.busy)
+                                           cfg.l2.sector_bytes, share.busy, cfg.seed)
     l2 = L2_MODELS.get(cfg.l2.model)(cfg.l2, share.l2_bytes, queue("l2", share.l2_bytes_per_cycle), dram, cfg.seed,
                                      share.busy)
     l1 = L1_MODELS.get(cfg.l1.model)(cfg.l1, l1_bytes(cfg, the_plan.occupancy),

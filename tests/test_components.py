@@ -15,7 +15,7 @@ import isa
 import smsim
 from smsim import cuda
 from smsim.config import ConfigError, SpecialSpec, load
-from smsim.mem.dram import Dram
+from smsim.mem.dram import Dram, _slowest_of
 from smsim.mem.l1 import L1
 from smsim.mem.l2 import L2
 from smsim.mem.queue import BandwidthQueue, GapQueue, LoggedGapQueue, LoggedQueue
@@ -225,9 +225,32 @@ def test_dram_read_is_queue_done_plus_row_hit_or_miss_latency():
     assert m["dram__throughput.avg.pct_of_peak_sustained_elapsed"] == pytest.approx(100.0 * 10 / 1000)
 
 
+def _mean_waits(d: Dram) -> Dram:
+    """``d`` with every loaded wait at its mean instead of a draw (the draws: the test below)."""
+    d._slowest = _slowest_of
+    return d
+
+
+def test_dram_loaded_waits_are_drawn_exponential_and_a_read_over_m_rows_waits_for_the_largest_of_m():
+    d = _dram(loaded_latency_cycles=100)
+    for m, harmonic in ((1, 1.0), (2, 1.5), (16, sum(1 / i for i in range(1, 17)))):
+        draws = np.array([d._slowest(m) for _ in range(40000)])
+        assert draws.mean() == pytest.approx(harmonic, rel=0.02)
+        assert draws.min() >= 0.0
+    ones = np.array([d._slowest(1) for _ in range(40000)])
+    assert ones.std() == pytest.approx(1.0, rel=0.03)              # an exponential: its spread is its mean
+    assert np.mean(ones > 3.0) == pytest.approx(math.exp(-3.0), rel=0.15)
+    # a block of 8 warps that each read a row waits for the slowest: 2.7 times the mean wait
+    assert np.mean([max(d._slowest(1) for _ in range(8)) for _ in range(5000)]) == pytest.approx(
+        sum(1 / i for i in range(1, 9)), rel=0.03)
+    # the same seed draws the same waits, another seed others
+    a, b, c = (Dram(d.spec, BandwidthQueue(32.0), 32, seed=s) for s in (7, 7, 8))
+    assert [a._slowest(1) for _ in range(5)] == [b._slowest(1) for _ in range(5)] != [c._slowest(1) for _ in range(5)]
+
+
 def test_dram_loaded_latency_decays_with_its_window_and_is_capped_at_full_utilization():
-    # test_timing covers growth with a busy share; here the exact decay and the cap
-    d = _dram(loaded_latency_cycles=100, utilization_window_cycles=10)
+    # test_timing covers growth with a busy share; here the exact decay and the cap, with the mean wait
+    d = _mean_waits(_dram(loaded_latency_cycles=100, utilization_window_cycles=10))
     # 32 B at 32 B/cycle = 1 cycle of transfer over a 10-cycle window: u = 0.1
     assert d.read(_sectors(0), 0.0) == pytest.approx(1 + 50 + 100 * 0.1)
     # 10 cycles later u has decayed by e^-1, then this read adds 0.1
@@ -241,10 +264,10 @@ def test_dram_loaded_latency_decays_with_its_window_and_is_capped_at_full_utiliz
 
 
 def test_dram_a_read_over_many_rows_waits_for_the_slowest_of_their_queues():
-    # the loaded term is a mean wait in a queue; m rows queue apart, and a read waits for the slowest of
-    # them: as the largest of m exponential waits, the mean times the m-th harmonic number
+    # the loaded term is a wait in a queue; m rows queue apart, and a read waits for the slowest of
+    # them: as the largest of m exponential waits, on average the mean times the m-th harmonic number
     def spent(sectors):
-        d = _dram(rate=1e9, loaded_latency_cycles=100, utilization_window_cycles=10)
+        d = _mean_waits(_dram(rate=1e9, loaded_latency_cycles=100, utilization_window_cycles=10))
         d._load(0.0, 10 * 1e9)                      # a full share: u = 1 (capped)
         return d.read(sectors, 0.0) - 50
     one_row = spent(np.arange(0, 32))               # 32 sectors of one 1 KB row

@@ -237,9 +237,12 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # variant ratios and rank order a little worse: a family's few-block and one-wave kernels move apart).
     # With the 17 `tutorial` kernels (measured 2026-11-30 after this model was built, compared before it
     # changed: 5.35% on their own, 15 within 10%, tutorial.gather_rows_warp 0.85, hist2d_shared 1.11): 4.68%,
-    # 90.3%, 6.64%, 95.7%, 92.2%, 99.6%, 0.101 on 258
+    # 90.3%, 6.64%, 95.7%, 92.2%, 99.6%, 0.101 on 258; then HBM's loaded waits drawn (an exponential of mean
+    # loaded_latency_cycles x u, 300 -> 130 refitted), not the mean for every read (smsim/mem/dram.py): at this
+    # size HBM is seldom busy, 4.67%, 90.3%, 6.65%, 95.7%, 92.2%, 99.6%, 0.101 (the variant ratios 0.01 points
+    # worse); the full size 4.89% -> 4.70%, variants 7.03% -> 6.84%, stall distance 0.119 -> 0.113
     s = _pinned()
-    _at_least_as_good(s, 4.68, 0.903, 6.64, 0.956, 0.922, 0.996, 0.102)
+    _at_least_as_good(s, 4.68, 0.903, 6.66, 0.956, 0.922, 0.996, 0.102)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is streams.empty_1wave, 7.9% (drills.bitrev_scatter 23.6%
     # before the remainder loop above; plain.saxpy_gs512 16.6% while the timed blocks and their neighbours were
@@ -309,8 +312,9 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # lines missed (above): 7.86%, 77.9%, 26.22%, 88.1%, 90.4%, 48.3%, 0.150: this compiler passes an array as
     # its pointer and shape, fewer parameter lines than numba's seven words an array, so its warps miss fewer
     # lines than the H200's did running numba's kernels and wait less, docs/timing_model.md "Cold starts")
-    # With the 17 `tutorial` kernels: 7.77%, 77.8%, 25.43%, 88.2%, 89.5%, 48.6%, 0.151 on 257
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.77, 0.778, 25.43, 0.882, 0.894, 0.486, 0.151)
+    # With the 17 `tutorial` kernels: 7.77%, 77.8%, 25.43%, 88.2%, 89.5%, 48.6%, 0.151 on 257; HBM's loaded
+    # waits drawn (above): 7.80%, 78.2%, 25.44%, 88.2%, 89.5%, 48.6%, 0.150
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.80, 0.782, 25.44, 0.882, 0.894, 0.486, 0.151)
 
 
 @pytest.mark.slow
@@ -355,8 +359,9 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # `seminar` kernels and the joins by DRAM rows: 13.53%, 67.5%, 23.52%, 85.1%, 88.8%, 31.7%, 0.196 on 240;
     # with a parameter's miss growing with the SMs and the lines missed (above; this compiler's fewer parameter
     # lines): 13.22%, 66.7%, 23.78%, 85.1%, 88.75%, 31.7%, 0.211)
-    # With the 17 `tutorial` kernels: 12.83%, 66.9%, 23.14%, 85.4%, 88.3%, 31.5%, 0.210 on 257
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 12.83, 0.669, 23.15, 0.853, 0.883, 0.315, 0.210)
+    # With the 17 `tutorial` kernels: 12.83%, 66.9%, 23.14%, 85.4%, 88.3%, 31.5%, 0.210 on 257; HBM's loaded
+    # waits drawn (above): 12.83%, 67.7%, 23.11%, 85.5%, 88.3%, 31.5%, 0.209
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 12.83, 0.677, 23.12, 0.855, 0.883, 0.315, 0.209)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):

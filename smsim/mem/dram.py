@@ -14,13 +14,17 @@ costs this SM's read its part of the activation, while the read comes from a war
 them (:attr:`in_step`: no DRAM load of its back yet; after one, HBM's varying waits have moved the SMs
 apart, as the persistent blocks of ``benchmarks/l2_scatter_hw.py`` show). Writes (L2's write-backs, when
 it evicts) do not share. As the bandwidth share gets busy, latency grows (HBM's *loaded latency*: bank and
-refresh conflicts, read/write turnarounds): a read takes ``loaded_latency_cycles x u`` more, ``u`` the recent
-utilization of the share (the transfer time it was asked for, decaying with time constant
-``utilization_window_cycles``; at most 1), the mean wait in HBM's queues. A read whose sectors lie
-in ``m`` rows waits in as many queues and for the slowest of them: the term is the mean of the largest of
-``m`` exponential waits, times the ``m``-th harmonic number (a warp reading down a matrix column, 16 rows
-a load, waits 24.8 cycles an instruction on the H200 where one reading along rows waits 13.8,
-``dram_pitch_hw``). Without the term a deterministic queue serves every byte at the
+refresh conflicts, read/write turnarounds): a read waits in HBM's queues a time drawn from an exponential
+distribution of mean ``loaded_latency_cycles x u``, ``u`` the recent utilization of the share (the transfer
+time it was asked for, decaying with time constant ``utilization_window_cycles``; at most 1). Drawn, not the
+mean, because the warps of a block wait for each other: a block that loads and then meets a barrier, or
+retires, waits for its slowest warp's read (on the H200 such kernels stall at the barrier 2-5 times as
+long as a model with one wait for every read shows, and in the load queue less). The draws come from a
+generator seeded by the config's ``seed``: a launch's are the same every run. A read whose sectors lie
+in ``m`` rows waits in as many queues and for the slowest of them: the draw is the largest of ``m``
+exponential waits, on average the ``m``-th harmonic number times the mean (a warp reading down a matrix
+column, 16 rows a load, waits 24.8 cycles an instruction on the H200 where one reading along rows waits
+13.8, ``dram_pitch_hw``). Without the term a deterministic queue serves every byte at the
 unloaded latency until the share saturates, and reaches the plateau with too few bytes in flight. The
 data arrives at ``start + latency + transfer time``. Reads and writes are counted in bytes
 (``dram__bytes_read`` / ``dram__bytes_write``); writes take bandwidth but nobody waits for them, each
@@ -71,6 +75,7 @@ Registered as ``dram.model = "hbm"``.
 from __future__ import annotations
 
 import math
+import random
 from itertools import islice
 
 import numpy as np
@@ -91,6 +96,12 @@ def _slowest_of(m: int) -> float:
     return _HARMONIC[m] if m < len(_HARMONIC) else math.log(m) + 0.5772156649 + 0.5 / m
 
 
+def _slowest_draw(rng: random.Random, m: int) -> float:
+    """A draw of the largest of ``m`` independent exponential delays of mean 1 (its mean:
+    :func:`_slowest_of`): the inverse of its distribution function ``(1 - exp(-x)) ** m`` at a uniform draw."""
+    return -math.log1p(-(rng.random() ** (1.0 / m)))
+
+
 _HARMONIC = [0.0] + [sum(1.0 / i for i in range(1, m + 1)) for m in range(1, 65)]
 
 
@@ -99,8 +110,9 @@ class Dram:
     """This SM's share of HBM (``spec``: :class:`smsim.config.DramSpec`; ``queue``: its share of the
     bandwidth; ``sector_bytes``: the size of the sectors L2 asks for)."""
 
-    def __init__(self, spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: int = 1):
+    def __init__(self, spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: int = 1, seed: int = 0):
         self.spec, self.sector_bytes = spec, sector_bytes
+        self.rng = random.Random(seed)   # the loaded waits' draws (:meth:`_slowest`)
         self.access_bytes = spec.access_bytes
         self.queue = queue
         #: the device's row activations, shared by the ``busy`` SMs alike (None: not limited)
@@ -124,10 +136,15 @@ class Dram:
         bus = len(sectors) * self.sector_bytes if alone else self._bus_bytes(sectors)
         start, done = self.queue.transfer(t, bus)
         spec = self.spec
-        loaded = spec.loaded_latency_cycles * self._load(t, bus) * _slowest_of(self._spread(sectors))
+        loaded = spec.loaded_latency_cycles * self._load(t, bus) * self._slowest(self._spread(sectors))
         if spec.write_drain_cycles:     # a forced write drain under way: half of one, on average
             loaded += 0.5 * spec.write_drain_cycles * min(self.writing, 1.0) * min(self.utilization, 1.0)
         return self._arrive(sectors, t, start, done, shared=self.in_step)[1] + loaded
+
+    def _slowest(self, m: int) -> float:
+        """The wait, in units of the mean loaded wait, of a read that queues in ``m`` places: the slowest of
+        ``m`` exponential draws."""
+        return _slowest_draw(self.rng, m)
 
     def _spread(self, sectors: np.ndarray) -> int:
         """The DRAM rows ``sectors`` lie in: places that queue apart."""
