@@ -15,7 +15,7 @@ import isa
 import smsim
 from smsim import cuda
 from smsim.config import ConfigError, SpecialSpec, load
-from smsim.mem.dram import Dram, _slowest_of
+from smsim.mem.dram import Dram
 from smsim.mem.l1 import L1
 from smsim.mem.l2 import L2
 from smsim.mem.queue import BandwidthQueue, GapQueue, LoggedGapQueue, LoggedQueue
@@ -226,8 +226,9 @@ def test_dram_read_is_queue_done_plus_row_hit_or_miss_latency():
 
 
 def _mean_waits(d: Dram) -> Dram:
-    """``d`` with every loaded wait at its mean instead of a draw (the draws: the test below)."""
-    d._slowest = _slowest_of
+    """``d`` with every loaded wait at its mean, the ``m``-th harmonic number, instead of a draw (the draws:
+    the test below)."""
+    d._slowest = lambda m: sum(1.0 / i for i in range(1, m + 1))
     return d
 
 

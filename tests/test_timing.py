@@ -210,13 +210,13 @@ def test_a_simulation_that_stops_early_is_an_error_not_a_result(monkeypatch):
 
 def test_hbm_latency_grows_with_the_utilization_of_its_share():
     from smsim.config import load
-    from smsim.mem.dram import Dram, _slowest_of
+    from smsim.mem.dram import Dram
     from smsim.mem.queue import BandwidthQueue
     spec = load("h200").dram
 
-    def Dram_(*args):            # every loaded wait at its mean (the draws around it: test_components)
+    def Dram_(*args):            # every loaded wait (a read of one row here) at its mean (the draws: test_components)
         d = Dram(*args)
-        d._slowest = _slowest_of
+        d._slowest = lambda m: 1.0
         return d
     a = float(spec.access_bytes)                  # a lone sector holds the bus for a whole access
     sector = np.array([1 << 20])

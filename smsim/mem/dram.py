@@ -90,21 +90,6 @@ from .queue import BandwidthQueue
 _SHARED_ROWS_KEPT = 1 << 16
 
 
-def _slowest_of(m: int) -> float:
-    """The mean of the largest of ``m`` independent exponential delays, in units of their mean: the ``m``-th
-    harmonic number."""
-    return _HARMONIC[m] if m < len(_HARMONIC) else math.log(m) + 0.5772156649 + 0.5 / m
-
-
-def _slowest_draw(rng: random.Random, m: int) -> float:
-    """A draw of the largest of ``m`` independent exponential delays of mean 1 (its mean:
-    :func:`_slowest_of`): the inverse of its distribution function ``(1 - exp(-x)) ** m`` at a uniform draw."""
-    return -math.log1p(-(rng.random() ** (1.0 / m)))
-
-
-_HARMONIC = [0.0] + [sum(1.0 / i for i in range(1, m + 1)) for m in range(1, 65)]
-
-
 @DRAM_MODELS.register("hbm")
 class Dram:
     """This SM's share of HBM (``spec``: :class:`smsim.config.DramSpec`; ``queue``: its share of the
@@ -142,9 +127,10 @@ class Dram:
         return self._arrive(sectors, t, start, done, shared=self.in_step)[1] + loaded
 
     def _slowest(self, m: int) -> float:
-        """The wait, in units of the mean loaded wait, of a read that queues in ``m`` places: the slowest of
-        ``m`` exponential draws."""
-        return _slowest_draw(self.rng, m)
+        """The wait, in units of the mean loaded wait, of a read that queues in ``m`` places: the largest of
+        ``m`` independent exponential draws of mean 1 (on average the ``m``-th harmonic number), drawn as the
+        inverse of its distribution function ``(1 - exp(-x)) ** m`` at a uniform draw."""
+        return -math.log1p(-(self.rng.random() ** (1.0 / m)))
 
     def _spread(self, sectors: np.ndarray) -> int:
         """The DRAM rows ``sectors`` lie in: places that queue apart."""
