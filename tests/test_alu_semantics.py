@@ -117,7 +117,7 @@ def rand_floats(rng: random.Random, t: str, n: int = N, emax: int = 60) -> np.nd
 ALU_FAMILIES = ["mov", "add", "sub", "mul", "mad", "fma", "div", "rem", "neg", "abs", "min", "max", "and", "or",
                 "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "prmt", "setp", "selp",
                 "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "cvt", "copysign", "testp", "lop3", "shf",
-                "bfind"]
+                "bfind", "dp4a"]
 
 
 @pytest.mark.parametrize("name", ALU_FAMILIES)
@@ -146,6 +146,9 @@ def test_registered_as_alu(name):
     ("cvt", "u8.s32", (("u8",), ("s32",))),
     ("setp", "lt.s32", (("pred",), ("s32", "s32"))),
     ("testp", "finite.f64", (("pred",), ("f64",))),
+    ("dp4a", "s32.s32", (("s32",), ("s32", "s32", "s32"))),
+    ("dp4a", "u32.s32", (("s32",), ("u32", "s32", "s32"))),
+    ("dp4a", "u32.u32", (("u32",), ("u32", "u32", "u32"))),
 ])
 def test_types(opcode, mods, expect):
     assert TABLE[opcode].types(make(opcode, mods)) == expect
@@ -210,7 +213,8 @@ def test_units(text, unit, latency):
     ("cvt.rn.f64.f32", 1, ["rn"]), ("cvt.sat.s32.s16", 1, ["sat"]), ("cvt.ftz.rn.f64.s32", 1, ["ftz"]),
     ("cvt.rn.bf16.f32", 1, ["bf16"]), ("cvt.b32.u32", 1, ["b32"]), ("cvt.rzi.s32", 1, ["type"]),
     ("mov.b32.foo", 1, ["foo"]), ("testp.f32", 1, ["test"]), ("shf.l.b32", 3, ["wrap"]),
-    ("copysign.f16", 2, ["f16"]), ("lop3.b64", 4, ["b64"]),
+    ("copysign.f16", 2, ["f16"]), ("lop3.b64", 4, ["b64"]), ("dp4a.s32", 3, ["dp4a"]),
+    ("dp4a.s64.s32", 3, ["dp4a"]),
 ])
 def test_validate_rejects(text, nsrc, words):
     op, *mods = text.split(".")
@@ -236,7 +240,7 @@ def test_validate_rejects(text, nsrc, words):
     ("cvt.rni.f32.f32", 1), ("cvt.ftz.sat.f32.f32", 1), ("cvt.u32.u16", 1), ("cvt.sat.u8.s32", 1),
     ("cvt.rn.f16.f32", 1), ("cvt.f32.f16", 1), ("cvt.rpi.s64.f16", 1), ("copysign.f64", 2),
     ("testp.notanumber.f32", 1), ("lop3.b32", 4), ("shf.r.clamp.b32", 3), ("bfind.shiftamt.s32", 1),
-    ("mov.u64", 1), ("mov.pred", 1),
+    ("mov.u64", 1), ("mov.pred", 1), ("dp4a.s32.s32", 3), ("dp4a.u32.u32", 3),
 ])
 def test_validate_accepts(text, nsrc):
     op, *mods = text.split(".")
@@ -1156,3 +1160,24 @@ def test_approximate_instructions_near_hardware(key):
         if not ok:
             bad.append(f"{case['inputs']} -> {got!r}, hardware {hw!r}")
     assert not bad, f"{key[0]}: " + "; ".join(bad[:8])
+
+
+def _dp4a_ref(a: int, b: int, c: int, sa: bool, sb: bool) -> int:
+    def byte(x, k, signed):
+        v = (x >> 8 * k) & 0xFF
+        return v - 256 if signed and v & 0x80 else v
+    total = c + sum(byte(a, k, sa) * byte(b, k, sb) for k in range(4))
+    return total & 0xFFFFFFFF
+
+
+@pytest.mark.parametrize("ta, tb", [("s32", "s32"), ("u32", "s32"), ("s32", "u32"), ("u32", "u32")])
+def test_dp4a_against_a_reference(ta, tb):
+    """dp4a (numba-cuda's PTX for a dot product of int8 quadruples): c plus the four byte products."""
+    rng = random.Random(7)
+    a = [rng.randrange(1 << 32) for _ in range(64)] + [0x80808080, 0x7F7F7F7F, 0xFFFFFFFF]
+    b = [rng.randrange(1 << 32) for _ in range(64)] + [0x80808080, 0x80808080, 0xFFFFFFFF]
+    dt = "s32" if "s32" in (ta, tb) else "u32"
+    c = [rng.randrange(1 << 32) for _ in range(len(a))]
+    got = sem("dp4a", f"{ta}.{tb}", arr(ta, a), arr(tb, b), arr(dt, c))
+    want = [_dp4a_ref(x, y, z, ta == "s32", tb == "s32") for x, y, z in zip(a, b, c)]
+    assert (got.view(np.uint32).tolist()) == want and got.dtype == dtype_of(dt)

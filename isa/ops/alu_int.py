@@ -5,7 +5,7 @@ operand types that the family's ``types`` declares) and returns the result(s) in
 Integer arithmetic wraps like PTX (two's complement); nothing here relies on numpy warnings.
 
 Families registered here (integer-only): ``and or xor not cnot shl shr popc clz brev bfe bfi bfind prmt
-lop3 shf``. The integer halves of mixed families (``add``, ``mul``, ``div`` ...) are plain functions used by
+lop3 shf dp4a``. The integer halves of mixed families (``add``, ``mul``, ``div`` ...) are plain functions used by
 :mod:`isa.ops.alu`.
 """
 from __future__ import annotations
@@ -432,6 +432,47 @@ def _check_prmt(ins):
 
 register(OpFamily("prmt", "d, a, b, c", 1, (3,), _prmt, "int", "fixed", types=_same_types(3),
                   check=_check_prmt, doc="byte permute of {b, a} under selector c (all modes)"))
+
+
+# ---------------------------------------------------------------- four-way byte dot product
+def _bytes_of(x: np.ndarray, signed: bool) -> list:
+    """The four bytes of 32-bit ``x``, low first, as int64 (sign-extended where ``signed``)."""
+    u = x.astype(np.int64) & 0xFFFFFFFF
+    out = []
+    for k in range(4):
+        v = (u >> (8 * k)) & 0xFF
+        out.append((v ^ 0x80) - 0x80 if signed else v)
+    return out
+
+
+@lanewise(quiet=False)
+def _dp4a(ins, a, b, c):
+    """d = c + the sum over the four byte lanes of a's byte times b's, each byte signed or unsigned as its
+    operand's type says (numba-cuda makes it of a dot product of int8 quadruples: ``IDP4A`` in SASS)."""
+    ta, tb = ins.types
+    total = c.astype(np.int64)
+    for x, y in zip(_bytes_of(a, ta == "s32"), _bytes_of(b, tb == "s32")):
+        total = total + x * y
+    return (total & 0xFFFFFFFF).astype(np.uint32).view(_dp4a_result(ins)[0])
+
+
+def _dp4a_result(ins) -> tuple:
+    """The destination and addend type: s32 when either source is signed, else u32."""
+    return (np.dtype(np.int32),) if "s32" in ins.types else (np.dtype(np.uint32),)
+
+
+def _check_dp4a(ins):
+    """dp4a.atype.btype with each of u32, s32."""
+    check_unique(ins)
+    if len(ins.types) != 2 or any(t not in ("u32", "s32") for t in ins.types):
+        raise OpcodeError(f"dp4a takes two source types, each .u32 or .s32 (dp4a.s32.s32): got "
+                          f"{'.'.join(ins.types) or 'none'}")
+
+
+register(OpFamily("dp4a", "d, a, b, c", 1, (3,), _dp4a, "int", "fixed",
+                  types=lambda ins: (("s32" if "s32" in ins.types else "u32",),
+                                     (ins.types[0], ins.types[1], "s32" if "s32" in ins.types else "u32")),
+                  check=_check_dp4a, doc="d = c + the four products of a's and b's bytes (signed or unsigned)"))
 
 
 @lanewise(quiet=False)
