@@ -133,6 +133,10 @@ class L1Spec:
     merge_sectors: int = 0            # a warp's consecutive stores into the same sectors, each touching at most this
     merge_lines: int = 0              # many sectors in at most this many lines, reach L2 as one write (0: never)
     cross_merge_window: int = 0       # lines of the latest stores whose waiting writes others' stores join (0: none)
+    tag_banks: int = 1                # a cached load's lines are looked up a line of each tag bank a cycle (banks
+                                      # by line index XOR-folded), its missed lines leaving at tag_lookups_per_cycle
+    data_banks: int = 0               # banks of the data array a cached load's words are read from, one distinct
+                                      # word a bank a wavefront (shared memory's rule; 0: not modelled)
 
 
 @dataclass(frozen=True)
@@ -348,9 +352,12 @@ def _value(t, v, key: str, source: str):
 L2_SHARING = ("private", "neighbours", "device")
 #: the most register-file banks ``scheduler.register_banks`` may name (smsim.sass_stream.RF_UNITS)
 MAX_REGISTER_BANKS = 32
+#: the most banks ``l1.tag_banks`` may name (smsim.fast.coalesce.bank_lines counts up to 64)
+MAX_TAG_BANKS = 64
 #: keys that take one of a fixed set of names (the model keys take their registry's: registry.BY_KEY)
 _CHOICES = {"l1.replacement": tuple(REPLACEMENTS), "l2.replacement": tuple(REPLACEMENTS), "l2.sharing": L2_SHARING}
-_POW2 = {"line_bytes", "sector_bytes", "banks", "bank_width_bytes", "assoc", "access_bytes", "slice_bytes"}
+_POW2 = {"line_bytes", "sector_bytes", "banks", "tag_banks", "data_banks", "bank_width_bytes", "assoc", "access_bytes",
+         "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "const_miss_per_sm_cycles", "const_line_cycles",
@@ -359,7 +366,7 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
            "store_credits", "merge_sectors", "merge_lines", "cross_merge_window", "register_banks",
-           "write_request_cycles", "write_data_cycles", "write_buffer_cycles"}
+           "write_request_cycles", "write_data_cycles", "write_buffer_cycles", "data_banks"}
 
 
 def _check(obj, prefix: str, source: str) -> None:
@@ -383,6 +390,8 @@ def _check(obj, prefix: str, source: str) -> None:
         if obj.size_bytes % (obj.line_bytes * obj.assoc):
             raise ConfigError(f"{source}: {prefix}size_bytes = {obj.size_bytes} must be a multiple of "
                               f"line_bytes x assoc = {obj.line_bytes * obj.assoc}")
+    if isinstance(obj, L1Spec) and obj.tag_banks > MAX_TAG_BANKS:
+        raise ConfigError(f"{source}: {prefix}tag_banks = {obj.tag_banks} must be at most {MAX_TAG_BANKS}")
     if isinstance(obj, L2Spec) and 0 < obj.partial_write_cycles < obj.write_sector_cycles:
         raise ConfigError(f"{source}: {prefix}partial_write_cycles = {obj.partial_write_cycles} must be 0 or at "
                           f"least {prefix}write_sector_cycles = {obj.write_sector_cycles} (a line written in part "

@@ -140,7 +140,7 @@ class L1Model(Component, Protocol):
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
-               warp: int = -1, rows: tuple | None = None) -> float:
+               warp: int = -1, rows: tuple | None = None, waves: int = 1, carried: int = 0) -> float:
         """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
         ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
@@ -150,7 +150,9 @@ class L1Model(Component, Protocol):
         the cycle its data is back (load, atomic) or L2 has it (store; ``merged``: a store whose bytes an
         earlier store of its warp carried to L2 takes the tag stage and nothing more; ``warp``: who makes it,
         a number no other warp of the launch has, for stores that may join another warp's write; ``rows``:
-        the DRAM rows of that warp's latest load, which a store's join also asks of the waiting write's)."""
+        the DRAM rows of that warp's latest load, which a store's join also asks of the waiting write's;
+        ``waves``: a cached load's wavefronts in the data array, ``l1.data_banks``; ``carried``: the bytes its
+        lanes get, which the data path carries, 0: its sectors')."""
         ...
 
 

@@ -222,6 +222,8 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
         stats.end = max(stats.end, sm.l2_red_done)
     stats.end = math.ceil(stats.end)    # at a cycle boundary (a block's retirement need not fall on one)
     stats.freeze()
+    if not partial and launch.nblocks <= cfg.gpu.num_sms:
+        sm.count_rest()        # one stratum: the blocks nobody ran counted, not taken at the known ones' mean
     if complete and not partial:
         done = set(timed) | sm.ran_ahead
         launch.run_blocks([b for b in range(launch.nblocks) if b not in done])

@@ -51,7 +51,7 @@ from isa.trace import SPACE_NAMES, first_per_key, global_sectors, op_infos, trac
 
 from .config import Config
 from .contracts import FrontEndModel, L1Model, SchedulerPolicy, SharedMemoryModel
-from .fast import coalesce
+from .fast import banks, coalesce
 from .grid_count import GridCount
 from .scheduler import Clock, SubPartition
 from .stats import Stats
@@ -571,6 +571,19 @@ class SM:
             ptx += got[1]
         self.grid_count.traced(trace.index, total, ptx)
 
+    def count_rest(self) -> None:
+        """A grid of at most ``num_sms`` blocks (one stratum of :mod:`smsim.grid_count`): run every block no
+        one ran (none timed, traced or run ahead) on the interpreter, traced, and count the issue slots of the
+        stream its warps take, in place of their run in the launch's completion (:attr:`ran_ahead`), rather
+        than take them at the known blocks' mean (the neighbours of block 0 of a triangle,
+        ``workshop.transpose_inplace``, issue more than most of its blocks)."""
+        rest = [b for b in range(self.launch.nblocks) if b not in self.timed and b not in self.ran_ahead]
+        limit = max(1, TRACE_LANES // (WARP_LANES * self.warps_per_block))
+        for i in range(0, len(rest), limit):
+            for tr in trace_blocks(self.launch, rest[i:i + limit]):
+                self._count_issued(tr)
+        self.ran_ahead.update(rest)
+
     def block_retired(self, block: Block, t: float) -> None:
         """``block``'s last warp retired at ``t``: once the device has retired the block (the kernel lasts
         until then), the next pending block takes its place."""
@@ -705,7 +718,7 @@ class SM:
         if below:
             parts = [(space, a - a.dtype.type(below), lanes) for space, a, lanes in parts]
         shared_ready, near_reason = t, SHORT
-        far = []
+        far, far_lanes = [], []
         for space, a, lanes in parts:
             if info.one_op:                       # the active lanes' count, added once
                 a, lanes = a[:1], lanes[:1]
@@ -716,6 +729,7 @@ class SM:
                 self.stats.conflicts[pc] += conflicts
             elif space in ("global", "local"):
                 far.append(self._cache_address(space, a, lanes, w))
+                far_lanes.append(lanes)
             else:                          # param / const: the constant cache
                 line_at = self.front.constant(space, a, t)
                 shared_ready = max(line_at, t + (0 if space == "param" else self.spec.shared.latency_cycles))
@@ -733,6 +747,11 @@ class SM:
         nlines = coalesce.lines_of(sectors, l1.line_bytes // l1.sector_bytes)
         self.stats.sectors[pc] += len(sectors)
         bypass = info.cache_op == "cg" or kind in ("atom", "red")
+        waves = carried = 0
+        if kind == "ld" and not bypass and nlines > 1 and l1.data_banks:   # the data array's wavefronts
+            lanes = far_lanes[0] if len(far_lanes) == 1 else np.concatenate(far_lanes)
+            waves = banks.wavefronts(a, lanes, info.nbytes, l1.data_banks, self.spec.shared.bank_width_bytes, True)
+            carried = len(a) * info.nbytes
         merged = kind == "st" and w.merged()
         if kind == "st" and not merged and space == "global" and len(sectors) <= l1.merge_sectors \
                 and nlines <= l1.merge_lines:
@@ -752,7 +771,7 @@ class SM:
             elif kind == "st":
                 rows = w.load_rows
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, info.float_add, whole,
-                                  merged, w.block.index << 6 | w.index, rows), shared_ready)
+                                  merged, w.block.index << 6 | w.index, rows, waves, carried), shared_ready)
         if self.dram is not None:
             self.dram.in_step = False
             if kind == "ld" and self.dram.bytes_read > read:

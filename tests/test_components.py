@@ -15,6 +15,7 @@ import isa
 import smsim
 from smsim import cuda
 from smsim.config import ConfigError, SpecialSpec, load
+from smsim.fast import bank_lines, bank_lines_np, lines_of
 from smsim.mem.dram import Dram
 from smsim.mem.l1 import L1
 from smsim.mem.l2 import L2
@@ -658,6 +659,47 @@ def test_l1_lsu_queue_space_and_tag_stage_cycles_per_line():
     assert l1.space_at(4.0) == 4.0
     assert l1.space_at(9.0) == 9.0
     assert [call[2] for call in l2.calls] == [4.0, 8.0, 12.0]
+
+
+def test_l1_a_cached_loads_hits_take_the_tag_banks_and_data_wavefronts_its_misses_a_cycle_a_line():
+    """l1.tag_banks / l1.data_banks (docs/hardware/l1_gather_hw.md): a cached load's lines are looked up a line
+    of each tag bank a cycle and its words read in its data-array wavefronts, the longer of the two; its
+    missed lines still leave one a cycle. Without them (tag_banks 1, data_banks 0) every line takes a cycle."""
+    spread = [4 * line for line in range(8)]          # lines 0..7: two in each of 4 banks
+    l1, l2 = _l1(tag_banks=4, data_banks=32)
+    _ld(l1, spread, 0.0, lines=8)                     # all 8 miss: held 8 cycles, L2 asked at 8 + 8
+    assert l1.tag_free == 8.0 and l2.calls[-1][2] == 16.0
+    _ld(l1, spread, 500.0, lines=8)                   # all 8 hit: 2 cycles
+    assert l1.tag_free == 502.0
+    done = l1.access("ld", "global", np.array(spread, np.int64), 8, False, 32, 600.0, waves=5, carried=128)
+    assert l1.tag_free == 605.0                       # 5 data wavefronts outlast the 2 tag cycles
+    assert done == 605 + 8 + 1                        # hit latency 8, then the lanes' 128 B over the data path
+    l1, _ = _l1()
+    _ld(l1, spread, 0.0, lines=8)
+    _ld(l1, spread, 500.0, lines=8)
+    assert l1.tag_free == 508.0
+    # stores and bypassing loads take a cycle a line whatever the banks
+    l1, _ = _l1(tag_banks=4, data_banks=32)
+    _ld(l1, spread, 0.0, lines=8, bypass=True)
+    assert l1.tag_free == 8.0
+    l1.access("st", "global", np.array(spread, np.int64), 8, False, 32, 100.0)
+    assert l1.tag_free == 108.0
+
+
+def test_bank_lines_spreads_regular_lines_evenly_over_the_tag_banks():
+    per = 4
+    consecutive = np.arange(32, dtype=np.int64) * per             # lines 0..31
+    every_other = np.arange(32, dtype=np.int64) * 2 * per         # lines 0, 2, ..., 62 (rows of 64 floats)
+    assert bank_lines(consecutive, per, 4) == 8 == bank_lines(every_other, per, 4)
+    assert bank_lines(np.arange(8, dtype=np.int64) * per, per, 4) == 2
+    assert bank_lines(np.array([0, 1, 2, 3], np.int64), per, 4) == 1   # four sectors of one line
+    assert bank_lines(np.zeros(0, np.int64), per, 4) == 0
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        s = np.unique(rng.integers(0, 1 << 20, int(rng.integers(1, 33))))
+        banks = int(rng.choice([1, 2, 4, 8]))
+        assert bank_lines(s, per, banks) == bank_lines_np(s, per, banks)
+        assert bank_lines(s, per, 1) == lines_of(s, per)
 
 
 def test_l1_reductions_leave_the_sm_once_few_enough_are_in_flight_beside_the_tag_stage():

@@ -64,6 +64,22 @@ def test_a_grid_whose_first_blocks_alone_loop_is_counted_within_6pct_of_the_h200
     assert np.isfinite(got)
 
 
+def test_a_grid_of_one_stratum_counts_every_block_and_runs_none_twice():
+    """At most num_sms blocks (one stratum): the blocks no one ran are run and counted, not taken at the known
+    ones' mean: a transpose in place, whose blocks below the diagonal idle while block 0's neighbours swap,
+    counts what the functional run issues (its PTX stream timed), and its output is right (no block swapped
+    twice)."""
+    case = cases.get("workshop.transpose_inplace")
+    s = case.setup("test", 0)
+    assert s.grid[0] * s.grid[1] <= 132
+    ref = case.setup("test", 0)
+    fun = smsim.launch(case.load_kernel(), ref.grid, ref.block, ref.args, timing=False)
+    res = smsim.launch(case.load_kernel(), s.grid, s.block, s.args, config="h200",
+                       overrides={"scheduler.stream": "ptx"})
+    assert res.metrics["smsim.grid.inst_executed"] == pytest.approx(fun.issued_instructions)
+    assert np.array_equal(s.args[0], s.expected[0])
+
+
 def test_sector_keys_and_first_touches_match_their_numpy_definitions():
     from isa.trace import _slot_sector_keys, first_per_key
     rng = np.random.default_rng(5)

@@ -342,3 +342,35 @@ def test_a_2d_stencil_reads_its_image_from_dram_once_through_the_devices_l2():
         return r.metrics["dram__bytes_read.sum"] * r.blocks / r.blocks_timed / img.nbytes
     assert read("neighbours") == pytest.approx(1.0, abs=0.005)
     assert read("device") == pytest.approx(1.0, abs=0.03)
+
+
+@cuda.jit
+def table_sum(table, out, skew, reps):
+    """Each lane sums reps words of its own row of 32 floats of a 4 KB table: the same column as every other
+    lane (skew 0: all 32 words in one bank of L1's data array) or its own (skew 1: 32 banks)."""
+    t = cuda.grid(1)
+    lane = cuda.threadIdx.x & 31
+    s = np.float32(0.0)
+    for i in range(reps):
+        s += table[32 * lane + ((i + skew * lane) & 31)]
+    out[t] = s
+
+
+def test_a_loads_words_in_one_data_bank_take_a_wavefront_each_as_on_an_h200():
+    """docs/hardware/l1_gather_hw.md: 32 lanes hitting 32 lines cost 32 cycles a request where they read one
+    column (32 words in one bank: rows32, 32.4 on an H200) and 8 where each reads its own (rows32_skew: 32
+    lines over 4 tag banks, 8.3); the same kernels cost alike without the banks modelled."""
+    table = np.arange(1024, dtype=np.float32)
+    want = np.tile(2 * table.reshape(32, 32).sum(axis=1), 8 * 256 // 32)    # 64 loads: each column twice
+
+    def cycles(skew, **overrides):
+        out = np.zeros(8 * 256, np.float32)
+        res = smsim.launch(table_sum, (8,), (256,), (table, out, skew, 64), config="h200", blocks="all",
+                           overrides=overrides)
+        assert np.array_equal(out, want)
+        return res.cycles, res.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+    (same, n), (own, _) = cycles(0), cycles(1)
+    assert n == 8 * 8 * 64
+    assert 30 <= same / n <= 36 and 7 <= own / n <= 10
+    (same0, _), (own0, _) = (cycles(s, **{"l1.tag_banks": 1, "l1.data_banks": 0}) for s in (0, 1))
+    assert abs(same0 - own0) / same0 < 0.1

@@ -51,6 +51,42 @@ def sectors(addr: np.ndarray, nbytes: int, sector_bytes: int = 32) -> np.ndarray
 
 
 @njit(cache=True)
+def tag_bank(line: int, banks: int) -> int:
+    """The tag bank of a line (``banks`` a power of two): its index XOR-folded, ``log2(banks)`` bits at a time,
+    so that consecutive or evenly strided lines spread over the banks evenly."""
+    if banks <= 1:
+        return 0
+    mask = banks - 1
+    bits = 0
+    while (1 << bits) < banks:
+        bits += 1
+    b = 0
+    x = line
+    while x > 0:
+        b ^= x & mask
+        x >>= bits
+    return b
+
+
+@njit(cache=True)
+def bank_lines(sectors: np.ndarray, sectors_per_line: int, banks: int) -> int:
+    """The most distinct lines among ``sectors`` (sorted ascending) in one tag bank (:func:`tag_bank`, at most
+    64 banks): the cycles a tag stage looking up one line of each bank a cycle takes."""
+    count = np.zeros(64, np.int64)
+    most = 0
+    prev = -1
+    for i in range(sectors.size):
+        line = sectors[i] // sectors_per_line
+        if line != prev:
+            prev = line
+            b = tag_bank(line, banks)
+            count[b] += 1
+            if count[b] > most:
+                most = count[b]
+    return most
+
+
+@njit(cache=True)
 def lines_of(sectors: np.ndarray, sectors_per_line: int) -> int:
     """Distinct lines among ``sectors``, which must be sorted ascending (as :func:`sectors` returns them)."""
     n = 0
@@ -162,3 +198,15 @@ def whole_rounds_np(addr: np.ndarray, nbytes: int, sector_bytes: int) -> np.ndar
 def lines_of_np(sectors: np.ndarray, sectors_per_line: int) -> int:
     """Numpy twin of :func:`lines_of` (any order)."""
     return int(np.unique(np.asarray(sectors) // sectors_per_line).size)
+
+
+def bank_lines_np(sectors: np.ndarray, sectors_per_line: int, banks: int) -> int:
+    """Numpy twin of :func:`bank_lines` (any order)."""
+    lines = np.unique(np.asarray(sectors, np.int64) // sectors_per_line)
+    if not len(lines):
+        return 0
+    bank, x, bits = np.zeros_like(lines), lines.copy(), int(banks).bit_length() - 1
+    while bits and x.any():
+        bank ^= x & (banks - 1)
+        x >>= bits
+    return int(np.bincount(bank, minlength=banks).max())

@@ -4,7 +4,12 @@ Life of a request: a warp's global/local instruction is coalesced at issue (:fun
 sectors`: its distinct 32-byte sectors and 128-byte lines) and enters the SM's LSU queue of ``lsu_queue``
 entries (a full queue stalls the next memory instruction as ``lg_throttle``; a request holds its entry
 until the tag stage takes it, a store or reduction until it may leave the SM, below). The tag stage takes
-one request at a time, in order, for one cycle per ``tag_lookups_per_cycle`` lines. Loads look their sectors
+one request at a time, in order, for one cycle per ``tag_lookups_per_cycle`` lines; a cached load of several
+lines (:meth:`L1._wide_load`) instead for the larger of the most of its lines in one of ``tag_banks`` tag banks
+(a line of each a cycle) and its wavefronts in the data array (one distinct word of each of ``data_banks``
+banks a wavefront, computed by the SM as shared memory's are), or of its missed lines at
+``tag_lookups_per_cycle`` if they take longer (``docs/hardware/l1_gather_hw.md``: 32 lanes reading one column
+of 32 rows cost an H200 32 cycles, reading them skewed 8). Loads look their sectors
 up in the sectored cache (:class:`smsim.fast.cache.SectorCache`, size from the carveout): hits are ready
 ``hit_latency_cycles`` later; a sector whose fill is already on its way (allocated by an earlier miss)
 merges with it; misses each need an MSHR (``mshrs`` outstanding sectors; none free: the request waits
@@ -34,7 +39,8 @@ reads) likewise leaves once no more than ``reduction_credits`` operations of thi
 with it (until L2 performs them). Both wait beside the tag stage (which goes on with other requests),
 keeping their place in the LSU queue (the H200 shows a store-bound kernel's backlog as ``lg_throttle``), and
 their warp, done, waits for them to leave (``drain``): partial stores that L2 completes slowly hold their
-warps at ``EXIT``, as on an H200. The data returns over the L1's ``data_bytes_per_cycle`` path, at a cycle
+warps at ``EXIT``, as on an H200. The data returns over the L1's ``data_bytes_per_cycle`` path (its sectors'
+bytes, or a wide load's lanes' bytes), at a cycle
 boundary; then the request's registers are ready and its MSHRs are free.
 
 Every stage here is a first-come first-served server whose timing depends only on the requests before
@@ -59,7 +65,7 @@ import numpy as np
 
 from ..config import L1Spec
 from ..contracts import L2Model, level_metrics
-from ..fast import cache
+from ..fast import cache, coalesce
 from ..fast.cache import SectorCache
 from ..registry import L1_MODELS
 from .queue import BandwidthQueue, room_at
@@ -102,14 +108,17 @@ class L1:
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
-               warp: int = -1, rows: tuple | None = None) -> float:
+               warp: int = -1, rows: tuple | None = None, waves: int = 1, carried: int = 0) -> float:
         """Submit a request of ``kind`` ("ld", "st", "atom" or "red") at ``t`` (the caller checked
         :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store; ``merged``:
         a store whose bytes an earlier one of its warp carried to L2, which takes the tag stage and no
-        more; ``rows``: the DRAM rows of the storing warp's latest load, :meth:`_join`)."""
+        more; ``rows``: the DRAM rows of the storing warp's latest load, :meth:`_join`; ``waves``: a load's
+        data-array wavefronts, ``l1.data_banks``; ``carried``: the bytes its lanes get, 0: its sectors')."""
         spec = self.spec
         self._count(kind, space, len(sectors))
         start = t if t > self.tag_free else self.tag_free
+        if kind == "ld" and not bypass and lines > 1 and (spec.tag_banks > 1 or waves > 1):
+            return self._wide_load(space, sectors, waves, carried, start, t)
         tend = start + max(1, -(-lines // spec.tag_lookups_per_cycle))
         self.tag_free = self.sent = tend
         if merged:
@@ -140,6 +149,27 @@ class L1:
         leave = self.sent if self.sent > tend else start    # waiting for credits it keeps its place
         if leave > t:
             insort(self.waiting, leave)
+        return done
+
+    def _wide_load(self, space: str, sectors: np.ndarray, waves: int, carried: int, start: float, t: float) -> float:
+        """A cached load of several lines taking the tag stage at ``start``: its lines looked up a line of each
+        of the ``tag_banks`` a cycle, its words read from the data array in ``waves`` wavefronts (a cycle
+        each, while the stage holds it), its missed lines sent on ``tag_lookups_per_cycle`` a cycle; the stage is
+        held by the longest. The data path then carries the ``carried`` bytes the lanes get (the words, not the
+        sectors, of lines the wavefronts read)."""
+        spec = self.spec
+        per = self.cache.sectors_per_line
+        tags = -(-coalesce.bank_lines(sectors, per, spec.tag_banks) // spec.tag_lookups_per_cycle)
+        busy = max(tags, waves, 1)
+        status, ready = self.cache.lookup(sectors, start + busy)
+        if (status == cache.MISS).any():
+            missed = -(-coalesce.lines_of(cache.missed(sectors, status), per) // spec.tag_lookups_per_cycle)
+            busy = missed if missed > busy else busy
+        tend = start + busy
+        self.tag_free = self.sent = tend
+        done = self._load(space, sectors, False, tend, t, (status, ready), carried if spec.data_banks else 0)
+        if start > t:
+            insort(self.waiting, start)
         return done
 
     def _note_waiting(self, sectors: np.ndarray, lines: int, ops: np.ndarray | None, done: float, warp: int,
@@ -236,13 +266,16 @@ class L1:
         c["requests_" + key] += 1
         c["sectors_" + key] += n
 
-    def _load(self, space: str, sectors: np.ndarray, bypass: bool, t: float, now: float) -> float:
+    def _load(self, space: str, sectors: np.ndarray, bypass: bool, t: float, now: float,
+              looked: tuple | None = None, back_bytes: int = 0) -> float:
+        """A load's data back (``looked``: its lookup, made at the tag stage; ``back_bytes``: what the data path
+        carries to the registers, its wavefronts' worth, else its sectors')."""
         spec, n = self.spec, len(sectors)
         if bypass:
             hits = pending = 0
             need, latest, miss = n, -np.inf, sectors
         else:
-            status, ready = self.cache.lookup(sectors, t)
+            status, ready = looked if looked is not None else self.cache.lookup(sectors, t)
             hits, pending, need, latest = cache.tally(status, ready)
             miss = cache.missed(sectors, status) if need else sectors[:0]
         if space != "local":
@@ -260,7 +293,7 @@ class L1:
             last = float(got.max())
             if last > arrive:
                 arrive = last
-        _, done = self.data.transfer(arrive, n * spec.sector_bytes, now)
+        _, done = self.data.transfer(arrive, back_bytes or n * spec.sector_bytes, now)
         done = math.ceil(done)            # results reach the scoreboard at a cycle boundary
         if need:
             self.mshrs.free_at(done, need)
