@@ -55,12 +55,13 @@ def test_rank_order_counts_swapped_pairs_and_ignores_ties():
 
 def _pinned(**kw) -> dict:
     """The test-size summary of the H200 data for ``validate.rows(**kw)``, its case count checked: every case,
-    but for smsim's own compiler the one it cannot compile (float64 ``math.exp``)."""
+    but for smsim's own compiler the two it cannot compile (float64 ``math.exp``; a loop over a tuple)."""
     left: list = []
     s = v.summary(v.rows(v.load(), ("test",), uncompiled=left, **kw))
-    expected = [("lessons.sigmoid_f64", "test")] if kw.get("compiler") == "smsim" else []
+    expected = [("lessons.sigmoid_f64", "test"), ("workshop.layernorm_warp", "test")] \
+        if kw.get("compiler") == "smsim" else []
     assert [(c, size) for c, size, _ in left] == expected
-    assert s["cases"] == 258 - len(expected)
+    assert s["cases"] == 274 - len(expected)
     return s
 
 
@@ -240,14 +241,22 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # 90.3%, 6.64%, 95.7%, 92.2%, 99.6%, 0.101 on 258; then HBM's loaded waits drawn (an exponential of mean
     # loaded_latency_cycles x u, 300 -> 130 refitted), not the mean for every read (smsim/mem/dram.py): at this
     # size HBM is seldom busy, 4.67%, 90.3%, 6.65%, 95.7%, 92.2%, 99.6%, 0.101 (the variant ratios 0.01 points
-    # worse); the full size 4.89% -> 4.70%, variants 7.03% -> 6.84%, stall distance 0.119 -> 0.113
+    # worse); the full size 4.89% -> 4.70%, variants 7.03% -> 6.84%, stall distance 0.119 -> 0.113.
+    # With the 16 `workshop` kernels (measured 2026-11-30 after this model was built, compared before it
+    # changed: 4.0% on their own, 15 within 10%, layernorm_warp 0.89): 4.63%, 90.5%, 6.57%, 95.9%, 92.3%,
+    # 99.3%, 0.101 on 274 (instructions worst 20.2%: transpose_inplace, its grid of 100 blocks counted at the
+    # known blocks' mean); then L1's tag banks and data-array wavefronts for a cached load of several lines
+    # (docs/hardware/l1_gather_hw.md: searchsorted 1.03 -> 1.01 here, 1.40 -> 0.98 at the full size) and a grid
+    # of one stratum counted block by block (smsim/grid_count.py), and numba's dp4a run (workshop.dot4_i8 had
+    # fallen back to smsim's compiler: 0.93 -> 0.96): 4.63%, 89.8%, 6.58%, 95.9%, 92.3%, 100%, 0.101,
+    # instructions worst 4.8%
     s = _pinned()
-    _at_least_as_good(s, 4.68, 0.903, 6.66, 0.956, 0.922, 0.996, 0.102)
+    _at_least_as_good(s, 4.64, 0.897, 6.58, 0.958, 0.923, 0.996, 0.101)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
-    # issue 13 asks within 15% on all: the worst is streams.empty_1wave, 7.9% (drills.bitrev_scatter 23.6%
-    # before the remainder loop above; plain.saxpy_gs512 16.6% while the timed blocks and their neighbours were
-    # pooled)
-    assert s["instructions_worst_pct"] <= 8.0
+    # issue 13 asks within 15% on all: the worst is 4.8% (streams.empty_1wave 7.9% before a grid of one stratum
+    # was counted block by block; drills.bitrev_scatter 23.6% before the remainder loop above;
+    # plain.saxpy_gs512 16.6% while the timed blocks and their neighbours were pooled)
+    assert s["instructions_worst_pct"] <= 5.0
 
 
 @pytest.mark.slow
@@ -313,8 +322,11 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # its pointer and shape, fewer parameter lines than numba's seven words an array, so its warps miss fewer
     # lines than the H200's did running numba's kernels and wait less, docs/timing_model.md "Cold starts")
     # With the 17 `tutorial` kernels: 7.77%, 77.8%, 25.43%, 88.2%, 89.5%, 48.6%, 0.151 on 257; HBM's loaded
-    # waits drawn (above): 7.80%, 78.2%, 25.44%, 88.2%, 89.5%, 48.6%, 0.150
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.80, 0.782, 25.44, 0.882, 0.894, 0.486, 0.151)
+    # waits drawn (above): 7.80%, 78.2%, 25.44%, 88.2%, 89.5%, 48.6%, 0.150. With the `workshop` kernels (15:
+    # this compiler has no loop over a tuple, layernorm_warp's shuffle steps), L1's banks and the one-stratum
+    # count: 8.11%, 76.8%, 24.97%, 88.2%, 89.3%, 48.9%, 0.152 on 272 (rk4_pendulum 0.64 of the H200's time, its
+    # sines one instruction each where numba's are a libdevice routine; colmean_tile 1.64)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.12, 0.768, 24.97, 0.882, 0.893, 0.488, 0.153)
 
 
 @pytest.mark.slow
@@ -360,8 +372,9 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # with a parameter's miss growing with the SMs and the lines missed (above; this compiler's fewer parameter
     # lines): 13.22%, 66.7%, 23.78%, 85.1%, 88.75%, 31.7%, 0.211)
     # With the 17 `tutorial` kernels: 12.83%, 66.9%, 23.14%, 85.4%, 88.3%, 31.5%, 0.210 on 257; HBM's loaded
-    # waits drawn (above): 12.83%, 67.7%, 23.11%, 85.5%, 88.3%, 31.5%, 0.209
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 12.83, 0.677, 23.12, 0.855, 0.883, 0.315, 0.209)
+    # waits drawn (above): 12.83%, 67.7%, 23.11%, 85.5%, 88.3%, 31.5%, 0.209. With the 15 `workshop` kernels it
+    # compiles, L1's banks and the one-stratum count: 13.79%, 67.6%, 23.61%, 85.6%, 88.2%, 31.2%, 0.211 on 272
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.79, 0.676, 23.62, 0.856, 0.882, 0.312, 0.211)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
