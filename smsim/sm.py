@@ -67,6 +67,8 @@ _LATENCY_REASON = {"fixed": WAIT, "short_scoreboard": SHORT, "long_scoreboard": 
 #: Not hardware: how many lanes of consecutive pending blocks the functional interpreter runs together when
 #: one of them is dispatched (a batch of work for numpy; larger batches trade memory for speed)
 TRACE_LANES = 4096
+#: the most PTX issue slots (warp-instructions' worth) :meth:`SM.count_rest` traces to count a one-stratum grid
+COUNT_REST_SLOTS = 2_000_000
 #: Not hardware: where local memory sits in the caches' address space, above any global address (the
 #: interpreter's are below 2**48), so local and global lines never alias
 LOCAL_BASE = 1 << 56
@@ -576,8 +578,13 @@ class SM:
         one ran (none timed, traced or run ahead) on the interpreter, traced, and count the issue slots of the
         stream its warps take, in place of their run in the launch's completion (:attr:`ran_ahead`), rather
         than take them at the known blocks' mean (the neighbours of block 0 of a triangle,
-        ``workshop.transpose_inplace``, issue more than most of its blocks)."""
+        ``workshop.transpose_inplace``, issue more than most of its blocks). Only where they are cheap to trace:
+        at most :data:`COUNT_REST_SLOTS` PTX issue slots at the known blocks' mean (a persistent grid-stride
+        kernel's few large blocks are left at the mean, as its blocks are alike)."""
         rest = [b for b in range(self.launch.nblocks) if b not in self.timed and b not in self.ran_ahead]
+        known = [p for _, p in self.grid_count.exact.values()]
+        if not rest or not known or len(rest) * sum(known) / len(known) > COUNT_REST_SLOTS:
+            return
         limit = max(1, TRACE_LANES // (WARP_LANES * self.warps_per_block))
         for i in range(0, len(rest), limit):
             for tr in trace_blocks(self.launch, rest[i:i + limit]):
