@@ -269,7 +269,7 @@ class L1:
     def _load(self, space: str, sectors: np.ndarray, bypass: bool, t: float, now: float,
               looked: tuple | None = None, back_bytes: int = 0) -> float:
         """A load's data back (``looked``: its lookup, made at the tag stage; ``back_bytes``: what the data path
-        carries to the registers, its wavefronts' worth, else its sectors')."""
+        carries to the registers, a wide load's lanes' bytes, else (0) its sectors')."""
         spec, n = self.spec, len(sectors)
         if bypass:
             hits = pending = 0
