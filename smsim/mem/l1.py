@@ -162,12 +162,13 @@ class L1:
         tags = -(-coalesce.bank_lines(sectors, per, spec.tag_banks) // spec.tag_lookups_per_cycle)
         busy = max(tags, waves, 1)
         status, ready = self.cache.lookup(sectors, start + busy)
-        if (status == cache.MISS).any():
-            missed = -(-coalesce.lines_of(cache.missed(sectors, status), per) // spec.tag_lookups_per_cycle)
+        miss = cache.missed(sectors, status)
+        if len(miss):
+            missed = -(-coalesce.lines_of(miss, per) // spec.tag_lookups_per_cycle)
             busy = missed if missed > busy else busy
         tend = start + busy
         self.tag_free = self.sent = tend
-        done = self._load(space, sectors, False, tend, t, (status, ready), carried if spec.data_banks else 0)
+        done = self._load(space, sectors, False, tend, t, (status, ready, miss), carried if spec.data_banks else 0)
         if start > t:
             insort(self.waiting, start)
         return done
@@ -268,16 +269,22 @@ class L1:
 
     def _load(self, space: str, sectors: np.ndarray, bypass: bool, t: float, now: float,
               looked: tuple | None = None, back_bytes: int = 0) -> float:
-        """A load's data back (``looked``: its lookup, made at the tag stage; ``back_bytes``: what the data path
-        carries to the registers, a wide load's lanes' bytes, else (0) its sectors')."""
+        """A load's data back (``looked``: its lookup made at the tag stage, status, ready cycles and the sectors
+        it missed; ``back_bytes``: what the data path carries to the registers, a wide load's lanes' bytes, else
+        (0) its sectors')."""
         spec, n = self.spec, len(sectors)
         if bypass:
             hits = pending = 0
             need, latest, miss = n, -np.inf, sectors
         else:
-            status, ready = looked if looked is not None else self.cache.lookup(sectors, t)
+            if looked is None:
+                status, ready = self.cache.lookup(sectors, t)
+                miss = None
+            else:
+                status, ready, miss = looked
             hits, pending, need, latest = cache.tally(status, ready)
-            miss = cache.missed(sectors, status) if need else sectors[:0]
+            if miss is None:
+                miss = cache.missed(sectors, status) if need else sectors[:0]
         if space != "local":
             self.counts["hit_ld"] += hits + pending
             self.counts["miss_ld"] += need
