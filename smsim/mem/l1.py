@@ -279,12 +279,11 @@ class L1:
         else:
             if looked is None:
                 status, ready = self.cache.lookup(sectors, t)
-                miss = None
+                hits, pending, need, latest = cache.tally(status, ready)
+                miss = cache.missed(sectors, status) if need else sectors[:0]
             else:
                 status, ready, miss = looked
-            hits, pending, need, latest = cache.tally(status, ready)
-            if miss is None:
-                miss = cache.missed(sectors, status) if need else sectors[:0]
+                hits, pending, need, latest = cache.tally(status, ready)
         if space != "local":
             self.counts["hit_ld"] += hits + pending
             self.counts["miss_ld"] += need
