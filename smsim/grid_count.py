@@ -1,13 +1,14 @@
 """The grid's issued instructions (``smsim.grid.inst_executed``, Nsight's ``smsp__inst_executed.sum`` over the
 whole launch), estimated from the blocks one SM's simulation knows.
 
-Life of a count: the SM times its own blocks (``blocks="share"``: every ``num_sms``-th, from block 0) and runs
+Life of a count: the SM times its own blocks (``blocks="share"``: one of each ``num_sms``, from block 0) and runs
 others on the functional interpreter, either traced (a timed block's grid neighbours, :meth:`smsim.sm.SM.
 neighbours`), whose issue slots of the stream timed (SASS or PTX) are known exactly (:meth:`traced`), or
 only for what they leave in L2 (``l2.sharing = "device"``: every block up to the last timed one,
 :meth:`smsim.sm.SM._device_to`), whose PTX issue slots (:mod:`isa.cost`) the interpreter counts
-(:meth:`ran`): those are scaled by the traced blocks' ratio of timed slots to PTX slots. The grid is cut
-into strata of ``num_sms`` consecutive blocks, each starting at a timed block (the blocks the device runs
+(:meth:`ran`): those become timed slots by a line through the traced blocks' (PTX slots, timed slots)
+(:meth:`GridCount.slots`). The grid is cut
+into strata of ``num_sms`` consecutive blocks, each holding a timed block (the blocks the device runs
 beside it); a block nobody ran counts as the mean of the known ones of its stratum, or of all where its
 stratum has none. Blocks differ where a grid-stride loop's grid exceeds its data (``plain.saxpy_gs512``: only
 the first 128 of 512 blocks loop) or a 2-D grid's edge blocks skip work: the neighbours of block 0 alone
@@ -35,16 +36,32 @@ class GridCount:
         for b, p in ptx.items():
             self.ptx.setdefault(b, p)
 
+    def slots(self, ptx: np.ndarray) -> np.ndarray:
+        """Timed-stream slots of blocks of ``ptx`` PTX slots: a line through the traced blocks' (PTX slots, slots)
+        (least squares; their ratio where they all have the same PTX slots), as a block's slots are a fixed part
+        (its set-up and exit) and so many per PTX slot of its loops: blocks that skip a loop issue more SASS per
+        PTX slot than those that run it (``workshop.grid_stride_2d``: 1.61 against 1.12), so one ratio over all
+        counted the idle blocks' overhead in the working ones (1.11x the H200's issued instructions when a
+        timed block was idle). Never below the lowest traced ratio times ``ptx``, 0 for none."""
+        known = np.array([(p, s) for s, p in self.exact.values() if p > 0], float).reshape(-1, 2)
+        if not len(known):
+            return ptx.astype(float)
+        p, s = known.T
+        low = float((s / p).min())
+        if np.ptp(p) == 0:
+            return ptx * float(s.sum() / p.sum())
+        slope, fixed = np.polyfit(p, s, 1)
+        return np.maximum(fixed + slope * ptx, low * ptx)
+
     def total(self) -> float:
         """The grid's issue slots: known blocks as counted, the rest at their stratum's mean."""
         if not self.exact:
             return 0.0
-        slots = sum(s for s, _ in self.exact.values())
-        ptx = sum(p for _, p in self.exact.values())
-        ratio = slots / ptx if ptx > 0 else 1.0
         per = np.full(self.nblocks, np.nan)
-        for b, p in self.ptx.items():
-            per[b] = ratio * p
+        if self.ptx:
+            blocks = np.fromiter(self.ptx, np.int64, len(self.ptx))
+            ptx = np.fromiter(self.ptx.values(), float, len(self.ptx))
+            per[blocks] = self.slots(ptx)
         for b, (s, _) in self.exact.items():
             per[b] = s
         known = ~np.isnan(per)

@@ -2,7 +2,8 @@
 
 Life of a timed launch (:func:`simulate`): :func:`plan` takes the occupancy calculator's resident blocks
 per SM and shared-memory carveout (which leaves the L1 its size) and chooses the blocks to time
-(``"share"``: the blocks this SM would run, every ``num_sms``-th; ``"all"``: the whole grid on this one SM;
+(``"share"``: the blocks this SM would run, one of each ``num_sms``, at a place that moves from wave to wave;
+``"all"``: the whole grid on this one SM;
 ``N``: the first N). :func:`device_share` says how much of the device this SM sees: the launch keeps
 ``busy = min(num_sms, grid blocks)`` SMs busy, and this SM gets ``1/busy`` of the L2 capacity, of the L2
 bandwidth (at most its own port's ``sm_port_bytes_per_cycle``) and of the HBM bandwidth. A one-block
@@ -51,14 +52,30 @@ PROGRESS_EVERY_CYCLES = 2000
 
 
 def timed_blocks(mode: Any, nblocks: int, num_sms: int) -> list:
-    """Indices of the blocks to time for ``blocks=mode``."""
+    """Indices of the blocks to time for ``blocks=mode``. ``"share"``: one block of each ``num_sms`` the device
+    dispatches (a wave of one block an SM), block 0 first, the ``k``-th wave's at the place ``k x step`` in it
+    (modulo the blocks it has), ``step`` the number coprime to ``num_sms`` nearest ``num_sms / golden ratio``:
+    past its first blocks an SM takes whichever block is next when one of its slots frees, so its blocks lie
+    anywhere in their waves. Every ``num_sms``-th block would put all of them at one place in the grid's rows
+    modulo any divisor of ``num_sms`` (132 = 4 x 33: a 16-wide byte block's x always a multiple of 4, the
+    first of the four that share each 64-byte DRAM access, which then fetched twice its part of them:
+    ``practice.life_step`` read 2.0x the H200's DRAM bytes at its full size, 1.02x so)."""
     if mode == "share":
-        return list(range(0, nblocks, num_sms))
+        step = share_step(num_sms)
+        return [lo + (k * step) % min(num_sms, nblocks - lo) for k, lo in enumerate(range(0, nblocks, num_sms))]
     if mode == "all":
         return list(range(nblocks))
     if isinstance(mode, bool) or not isinstance(mode, int) or mode < 1:
         raise ValueError(f"blocks must be 'share', 'all' or a positive number of blocks, got {mode!r}")
     return list(range(min(mode, nblocks)))
+
+
+def share_step(num_sms: int) -> int:
+    """The step between the places of an SM's blocks in successive waves (:func:`timed_blocks`): the number
+    coprime to ``num_sms`` nearest ``num_sms / golden ratio`` (a rotation by it visits every place before any
+    twice, as evenly spread as a rotation can: 83 for 132 SMs)."""
+    ideal = num_sms * 2 / (1 + math.sqrt(5))
+    return min((k for k in range(1, num_sms + 1) if math.gcd(k, num_sms) == 1), key=lambda k: (abs(k - ideal), k))
 
 
 @dataclass(frozen=True)

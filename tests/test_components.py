@@ -545,7 +545,8 @@ def test_build_sm_builds_each_level_with_this_sms_share():
         assert l2.port.rate == port
         assert l2.dram is hbm and hbm.queue.rate == dram
         assert l1.l2 is l2 and l1.data.rate == TINY.l1.data_bytes_per_cycle
-        assert built.plan.blocks == list(range(0, nblocks, 4))     # "share": every num_sms-th block
+        # "share": one block of each wave of num_sms (4), its place moving by share_step(4) = 3 a wave
+        assert built.plan.blocks == {2: [0], 8: [0, 7]}[nblocks]
         policies = [sub.policy for sub in built.sm.subs]
         assert len(policies) == TINY.sm.subpartitions and policies[0] is not policies[1]
         assert all(type(p) is SCHEDULER_POLICIES.get("gto") for p in policies)
@@ -1271,13 +1272,14 @@ def test_blocks_run_for_their_neighbours_run_once():
 
 def test_a_2d_blocks_neighbours_are_the_eight_around_it():
     launch = isa.interp.Launch(isa.parse(EMPTY_PTX)["k"], (4, 3), 64, (np.zeros(4, np.float32),))
-    sm = build_sm(TINY, launch, blocks="share").sm          # tiny's 4 SMs: this one times blocks 0, 4 and 8
+    sm = build_sm(TINY, launch, blocks="share").sm          # tiny's 4 SMs: this one times blocks 0, 7 and 10
     assert sm.share_l2 is not None                           # tiny's l2.sharing is "neighbours"
-    trace = isa.trace.trace_blocks(launch, [0, 4, 8])
+    assert sorted(sm.timed) == [0, 7, 10]
+    trace = isa.trace.trace_blocks(launch, [0, 7, 10])
     sm.neighbours(trace[:1], 8)            # (0, 0) of the 4 x 3 grid: (1, 0); (0, 1), (1, 1)
-    assert sorted(sm.ran_ahead) == [1, 5]  # (0, 1) is block 4, timed by this SM itself
-    sm.neighbours(trace[1:], 8)            # (0, 1): (0..1, 0), (1, 1), (0..1, 2); (0, 2): (0..1, 1), (1, 2)
-    assert sorted(sm.ran_ahead) == [1, 5, 9]                 # each once; the timed 0, 4, 8 never
+    assert sorted(sm.ran_ahead) == [1, 4, 5]
+    sm.neighbours(trace[1:], 8)            # (3, 1): (2..3, 0), (2, 1), (2..3, 2); (2, 2): (1..3, 1), (1, 2), (3, 2)
+    assert sorted(sm.ran_ahead) == [1, 2, 3, 4, 5, 6, 9, 11]  # each once; the timed 0, 7 (3, 1), 10 (2, 2) never
     assert not sm.near                     # an empty kernel touches no sector
 
 
@@ -1328,27 +1330,30 @@ def test_device_sharing_serves_a_table_every_block_reads_from_the_blocks_before(
     table = np.arange(640, dtype=np.float32)
     want = table[np.arange(64)[:, None] % 10 * 64 + np.arange(64)].ravel() + 1
     res = {}
-    for sharing in ("neighbours", "device"):
+    for sharing in ("private", "device"):
         out = np.zeros(64 * 64, np.float32)
         res[sharing] = smsim.launch(lookup, 64, 64, (table, out), config="tiny", overrides={"l2.sharing": sharing})
         assert np.array_equal(out, want)                            # every block ran, once
-    # tiny's 4 SMs: this one times blocks 0, 4, 8, ...; block 12 reads the chunk block 2 read, 16 block 6's
-    # (not their grid neighbours): the device's L2 holds them, and this SM reads them from DRAM only without it
-    dev, near = res["device"].metrics, res["neighbours"].metrics
-    assert dev["smsim.l2.sectors_from_other_sms"] == near["smsim.l2.sectors_from_other_sms"] + 16
-    assert dev["dram__bytes_read.sum"] == near["dram__bytes_read.sum"] - 16 * 32
+    # tiny's 4 SMs: this one times blocks 0, 7, 10, 13, 16, 23, ... (chunks 0, 7, 0, 3, 6, 3, ...): of the
+    # chunks they read, only 0 and 7 does one of its blocks read first; every other chunk a block of another
+    # SM read before (13's chunk 3 block 3's, 16's chunk 6 block 6's): the device's L2 holds them, and this SM
+    # reads them from DRAM only without it
+    dev, own = res["device"].metrics, res["private"].metrics
+    assert smsim.single_sm.timed_blocks("share", 64, 4)[:6] == [0, 7, 10, 13, 16, 23]
+    assert dev["dram__bytes_read.sum"] == 2 * 8 * 32                 # chunks 0 and 7: 8 sectors each
+    assert dev["smsim.l2.sectors_from_other_sms"] == own["dram__bytes_read.sum"] // 32 - 2 * 8
 
 
 def test_device_sharing_runs_an_in_place_kernel_once_per_block():
     a = np.zeros((24, 32), np.float32)
     smsim.launch(_bump, (4, 3), (8, 8), (a,), config="tiny", overrides={"l2.sharing": "device"})
     assert np.array_equal(a, np.ones_like(a))
-    b = np.zeros((24, 32), np.float32)
-    smsim.launch(_bump, (4, 3), (8, 8), (b,), config="tiny", overrides={"l2.sharing": "device"}, complete=False)
-    # the blocks before the last timed one (8) ran, and those other SMs start with it: 9 and 10 (half of
-    # the 4 busy SMs' blocks after it)
+    b = np.zeros((40, 32), np.float32)
+    smsim.launch(_bump, (4, 5), (8, 8), (b,), config="tiny", overrides={"l2.sharing": "device"}, complete=False)
+    # tiny's 4 SMs: this one times blocks 0, 7, 10, 13 and 16; the blocks before the last timed one ran, and
+    # those other SMs start with it: 17 and 18 (half of the 4 busy SMs' blocks after it), not 19
     ran = b[::8, ::8].ravel() == 1
-    assert ran[:11].all() and not ran[11:].any()
+    assert ran[:19].all() and not ran[19:].any()
 
 
 # --------------------------------------------------------------------------------- a policy from outside
@@ -2028,3 +2033,19 @@ def test_write_back_l2_writes_back_its_oldest_dirty_lines_past_dirty_bytes():
     l2.write(_sectors(8), 2.0, full[:1])             # a fourth: line 0, the oldest, is written back
     assert hbm.bytes_write == 64 and l2.n_dirty == 2
     assert l2.metrics(10.0)["smsim.l2.dirty_sectors_at_end"] == 2
+
+
+def test_share_blocks_move_through_their_waves():
+    """blocks="share": one block a wave of num_sms, block 0 first, then the place moves by the step coprime
+    to num_sms nearest num_sms / golden ratio, so an SM's blocks lie at every place modulo 4 of a grid row
+    (every 132nd block would always be a multiple of 4)."""
+    from smsim.single_sm import share_step, timed_blocks
+    assert share_step(132) == 83 and share_step(114) == 71 and share_step(4) == 3 and share_step(1) == 1
+    blocks = timed_blocks("share", 132 * 40, 132)
+    assert blocks[:3] == [0, 132 + 83, 264 + 166 % 132]
+    assert [b // 132 for b in blocks] == list(range(40))            # one in each wave
+    assert sorted({b % 4 for b in blocks}) == [0, 1, 2, 3]
+    counts = np.bincount([b % 4 for b in blocks], minlength=4)
+    assert counts.max() - counts.min() <= 1                          # evenly
+    assert timed_blocks("share", 132 + 5, 132) == [0, 132 + 83 % 5]   # a partial last wave: a place in it
+    assert timed_blocks("share", 100, 132) == [0]

@@ -333,7 +333,9 @@ def test_a_2d_stencil_reads_its_image_from_dram_once_through_the_devices_l2():
     same time: of a shared row, the block that reads it first (the one below, reading it as its halo before
     the one above reads it as its own last row) fetches it. With l2.sharing = "device" the blocks before a
     timed one are seen in block order; the shared rows above it were then the block above's, and those below
-    the block below's (by step): 0.895 of the image read before SM._first_in_wave."""
+    the block below's (by step): 0.895 of the image read before SM._first_in_wave; 0.951 since the timed blocks
+    lie anywhere in their waves (smsim.single_sm.timed_blocks), within 0.03 of 1 while they were every 132nd: 32 blocks
+    of 4096 are a sample, and which edge rows fall to them moves with where they lie."""
     from workloads.ordinary import blur3x3
     img = np.random.default_rng(0).random((1024, 1024), dtype=np.float32)
     def read(sharing):
@@ -341,7 +343,7 @@ def test_a_2d_stencil_reads_its_image_from_dram_once_through_the_devices_l2():
                          overrides={"l2.sharing": sharing})
         return r.metrics["dram__bytes_read.sum"] * r.blocks / r.blocks_timed / img.nbytes
     assert read("neighbours") == pytest.approx(1.0, abs=0.005)
-    assert read("device") == pytest.approx(1.0, abs=0.03)
+    assert read("device") == pytest.approx(1.0, abs=0.05)
 
 
 @cuda.jit

@@ -249,14 +249,21 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # (docs/hardware/l1_gather_hw.md: searchsorted 1.03 -> 1.01 here, 1.40 -> 0.98 at the full size) and a grid
     # of one stratum counted block by block (smsim/grid_count.py), and numba's dp4a run (workshop.dot4_i8 had
     # fallen back to smsim's compiler: 0.93 -> 0.96): 4.63%, 89.8%, 6.58%, 95.9%, 92.3%, 100%, 0.101,
-    # instructions worst 4.8%
+    # instructions worst 4.8%. Then the timed blocks one of each wave at a place that moves from wave to wave
+    # (smsim/single_sm.py timed_blocks: every 132nd block put them all at one place modulo 4 of a grid row;
+    # practice.life_step read 2.0x the H200's DRAM bytes at its full size, 1.02x now) and the untimed blocks'
+    # issue slots by a line through the traced blocks' (smsim/grid_count.py): 4.65%, 90.5%, 6.73%, 95.9%,
+    # 92.0%, 99.6%, 0.100 (39 cases move, none past 3 points: course.transpose_f64 1.122 -> 1.092, ordinary.
+    # blur3x3 1.045 -> 1.070); instructions worst 12.7%, workshop.grid_stride_2d, whose timed block of the
+    # second wave is now one past its data: smsim's SASS for such a block's loop set-up is longer than the
+    # H200's (1.157x with every block traced, blocks="all"; 0.966 before, by a block that ran the loop)
     s = _pinned()
-    _at_least_as_good(s, 4.64, 0.897, 6.58, 0.958, 0.923, 0.996, 0.101)
+    _at_least_as_good(s, 4.66, 0.905, 6.73, 0.958, 0.919, 0.996, 0.101)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
-    # issue 13 asks within 15% on all: the worst is 4.8% (streams.empty_1wave 7.9% before a grid of one stratum
-    # was counted block by block; drills.bitrev_scatter 23.6% before the remainder loop above;
-    # plain.saxpy_gs512 16.6% while the timed blocks and their neighbours were pooled)
-    assert s["instructions_worst_pct"] <= 5.0
+    # issue 13 asks within 15% on all: the worst is 12.7% (above; 4.8% before, streams.empty_1wave 7.9% before a
+    # grid of one stratum was counted block by block; drills.bitrev_scatter 23.6% before the remainder loop
+    # above; plain.saxpy_gs512 16.6% while the timed blocks and their neighbours were pooled)
+    assert s["instructions_worst_pct"] <= 13.0
 
 
 @pytest.mark.slow
@@ -326,7 +333,9 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # this compiler has no loop over a tuple, layernorm_warp's shuffle steps), L1's banks and the one-stratum
     # count: 8.11%, 76.8%, 24.97%, 88.2%, 89.3%, 48.9%, 0.152 on 272 (rk4_pendulum 0.64 of the H200's time, its
     # sines one instruction each where numba's are a libdevice routine; colmean_tile 1.64)
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.12, 0.768, 24.97, 0.882, 0.893, 0.488, 0.153)
+    # With the timed blocks' places moving from wave to wave and the line through the traced blocks' slots
+    # (above): 8.11%, 77.2%, 25.02%, 88.2%, 89.3%, 48.9%, 0.152
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 8.12, 0.772, 25.03, 0.882, 0.893, 0.488, 0.153)
 
 
 @pytest.mark.slow
@@ -374,7 +383,9 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # With the 17 `tutorial` kernels: 12.83%, 66.9%, 23.14%, 85.4%, 88.3%, 31.5%, 0.210 on 257; HBM's loaded
     # waits drawn (above): 12.83%, 67.7%, 23.11%, 85.5%, 88.3%, 31.5%, 0.209. With the 15 `workshop` kernels it
     # compiles, L1's banks and the one-stratum count: 13.79%, 67.6%, 23.61%, 85.6%, 88.2%, 31.2%, 0.211 on 272
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.79, 0.676, 23.62, 0.856, 0.882, 0.312, 0.211)
+    # With the timed blocks' places moving from wave to wave and the line through the traced blocks' slots
+    # (above): 13.77%, 66.9%, 23.65%, 85.6%, 88.2%, 31.2%, 0.211
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.78, 0.669, 23.65, 0.856, 0.882, 0.312, 0.211)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
