@@ -3,16 +3,15 @@ whole launch), estimated from the blocks one SM's simulation knows.
 
 Life of a count: the SM times its own blocks (``blocks="share"``: one of each ``num_sms``, from block 0) and runs
 others on the functional interpreter, either traced (a timed block's grid neighbours, :meth:`smsim.sm.SM.
-neighbours`), whose issue slots of the stream timed (SASS or PTX) are known exactly (:meth:`traced`), or
-only for what they leave in L2 (``l2.sharing = "device"``: every block up to the last timed one,
-:meth:`smsim.sm.SM._device_to`), whose PTX issue slots (:mod:`isa.cost`) the interpreter counts
-(:meth:`ran`): those become timed slots by a line through the traced blocks' (PTX slots, timed slots)
-(:meth:`GridCount.slots`). The grid is cut
-into strata of ``num_sms`` consecutive blocks, each holding a timed block (the blocks the device runs
-beside it); a block nobody ran counts as the mean of the known ones of its stratum, or of all where its
-stratum has none. Blocks differ where a grid-stride loop's grid exceeds its data (``plain.saxpy_gs512``: only
-the first 128 of 512 blocks loop) or a 2-D grid's edge blocks skip work: the neighbours of block 0 alone
-(two of the timed block's eight) stood for the first stratum and the count came out 17% low.
+neighbours`), whose issue slots of the stream timed (SASS or PTX) are known exactly (:meth:`traced`), or only for
+what they leave in L2 (``l2.sharing = "device"``: every block up to the last timed one,
+:meth:`smsim.sm.SM._device_to`), whose PTX issue slots (:mod:`isa.cost`) the interpreter counts (:meth:`ran`): those
+become timed slots by a line through the traced blocks' (PTX slots, timed slots) (:meth:`GridCount.slots`). The grid
+is cut into strata of ``num_sms`` consecutive blocks, each holding a timed block (the blocks the device runs beside
+it); a block nobody ran counts as the mean of the known ones of its stratum, or of all where its stratum has none.
+Blocks differ where a grid-stride loop's grid exceeds its data (``plain.saxpy_gs512``: only the first 128 of 512
+blocks loop) or a 2-D grid's edge blocks skip work: the neighbours of block 0 alone (two of the timed block's eight)
+stood for the first stratum and the count came out 17% low.
 """
 from __future__ import annotations
 
@@ -41,8 +40,10 @@ class GridCount:
         (least squares; their ratio where they all have the same PTX slots), as a block's slots are a fixed part
         (its set-up and exit) and so many per PTX slot of its loops: blocks that skip a loop issue more SASS per
         PTX slot than those that run it (``workshop.grid_stride_2d``: 1.61 against 1.12), so one ratio over all
-        counted the idle blocks' overhead in the working ones (1.11x the H200's issued instructions when a
-        timed block was idle). Never below the lowest traced ratio times ``ptx``, 0 for none."""
+        counts the idle blocks' overhead in the working ones. The estimate against the grid's count with every
+        block traced (``blocks="all"``), test size: ``plain.saxpy_gs512`` and ``course.upper_tri`` exact (251.6 K
+        and 49.8 K by one ratio against 254.0 K and 50.2 K), ``workshop.grid_stride_2d`` 479 K (473 K by one
+        ratio, 492 K traced; the H200 issued 425 K). Never below the lowest traced ratio times ``ptx``."""
         known = np.array([(p, s) for s, p in self.exact.values() if p > 0], float).reshape(-1, 2)
         if not len(known):
             return ptx.astype(float)
