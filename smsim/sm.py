@@ -288,7 +288,8 @@ class SM:
         block's sectors when that starts, with what its later grid neighbours touch first (:meth:`neighbours`:
         blocks that run at the same time and start after it), goes to ``share_l2`` at its dispatch
         (:attr:`near`); an access the blocks started with it touch at the same point of their code is the
-        timed block's to fetch, or one another SM asks for together with it, by lot (:meth:`_by_lot`). Of
+        timed block's to fetch, or one another SM asks for together with it, by lot (:meth:`_by_lot`); what
+        another SM fetches so is that SM's in the device's L2 from then on (:meth:`smsim.mem.l2.DeviceL2.disown`). Of
         what a block of its own wave brought, a sector the timed block touches before its grid neighbours (by
         the step of the warp's stream, as :meth:`neighbours` compares them), or at an earlier global access
         than the blocks before it that touch it (:meth:`_first_in_wave`), is its own: a stencil's block
@@ -336,6 +337,8 @@ class SM:
                                      np.concatenate([together, no]))
         if len(held):
             self.near[b] = (held, there, together)
+            # what it missed in the device's L2 but another SM fetches is that SM's there from now on
+            self.device.disown(b, np.intersect1d(held, own[by == b], assume_unique=True))
 
     def _atomics_around(self, b: int, n: int) -> None:
         """Tell ``share_atomics`` what the blocks that run on other SMs with the timed block ``b`` do atomics

@@ -569,7 +569,8 @@ class DeviceL2:
         access of the block that first touched each sector (:func:`isa.trace.global_sectors`), which
         :meth:`access_sharers` compares. A sector this SM's blocks brought stays theirs
         while the device's L2 holds it (other SMs' blocks touching it since change nothing: this SM's share,
-        which ages as the whole L2 does, keeps it about as long)."""
+        which ages as the whole L2 does, keeps it about as long), unless another SM's block fetched it for the
+        block that missed it (:meth:`disown`)."""
         now = float(block - self.concurrent)
         status, ready = self.cache.lookup_filling(sectors, now, self.per, float(-1 - block if mine else block))
         miss = status == cache.MISS
@@ -579,6 +580,23 @@ class DeviceL2:
         theirs = ~miss & (ready >= 0)
         by = np.where(miss, block, np.where(theirs, ready, -1)).astype(np.int64)
         return sectors[theirs], ready[theirs] <= now, by
+
+    def disown(self, block: int, sectors: np.ndarray) -> None:
+        """``sectors``, which this SM's block ``block`` missed, are fetched by another SM's block that runs with
+        it (:meth:`smsim.sm.SM._by_lot`, a later grid neighbour's first touch): they, and the sectors of their
+        DRAM accesses that came with them, are another SM's from now on, as if block ``block`` were another
+        SM's. :meth:`touch` had them this SM's, for its own share of L2 to hold, which does not: a later block of
+        this SM's missed them in its share and fetched them (``drills.matmul_tiled8``'s B tiles two blocks'
+        wide to a 64-byte access: 2.45x the H200's DRAM reads at its full size with the timed blocks anywhere
+        in their waves, where all of them had a column a multiple of 4 and met none of it)."""
+        if not len(sectors):
+            return
+        units = np.unique(sectors // self.per)
+        every = (units[:, None] * self.per + np.arange(self.per)).ravel()
+        _, ready = self.cache.lookup(every, float(block - self.concurrent))
+        mine = every[ready == float(-1 - block)]
+        if len(mine):
+            self.cache.fill(mine, float(block))
 
     def access_sharers(self, block: int, lo: int, hi: int, skip: Any = ()) -> tuple:
         """``(the DRAM accesses block touches, how many of the blocks lo..hi (block among them, none in skip)
