@@ -591,8 +591,7 @@ class DeviceL2:
         in their waves, where all of them had a column a multiple of 4 and met none of it)."""
         if not len(sectors):
             return
-        units = np.unique(sectors // self.per)
-        every = (units[:, None] * self.per + np.arange(self.per)).ravel()
+        every = access_sectors(sectors, self.per)
         _, ready = self.cache.lookup(every, float(block - self.concurrent))
         mine = every[ready == float(-1 - block)]
         if len(mine):
