@@ -277,13 +277,9 @@ class L1:
             hits = pending = 0
             need, latest, miss = n, -np.inf, sectors
         else:
-            if looked is None:
-                status, ready = self.cache.lookup(sectors, t)
-                hits, pending, need, latest = cache.tally(status, ready)
-                miss = cache.missed(sectors, status) if need else sectors[:0]
-            else:
-                status, ready, miss = looked
-                hits, pending, need, latest = cache.tally(status, ready)
+            status, ready = looked[:2] if looked is not None else self.cache.lookup(sectors, t)
+            hits, pending, need, latest = cache.tally(status, ready)
+            miss = looked[2] if looked is not None else cache.missed(sectors, status) if need else sectors[:0]
         if space != "local":
             self.counts["hit_ld"] += hits + pending
             self.counts["miss_ld"] += need
