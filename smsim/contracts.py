@@ -114,11 +114,16 @@ class L2Model(Component, Protocol):
         ...
 
     def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
-                       together: np.ndarray | None = None) -> None:
+                       together: np.ndarray | None = None, block: int | None = None) -> None:
         """``sectors`` (any order) that other SMs asked for at about ``t``, bringing them into the device's L2:
         a miss of this SM's share on one of them is an L2 hit, its data there once theirs is (at once where
         the mask ``there`` is set: brought long before; where ``together`` is, as a read this SM asked for
-        when it looks the sector up would be)."""
+        when it looks the sector up would be). ``block``: handed over for that block of this SM's, and held
+        for it until :meth:`released`."""
+        ...
+
+    def released(self, block: int) -> None:
+        """Block ``block`` of this SM's retired: what was handed over for it alone is no longer held."""
         ...
 
     def written_by_others(self, sectors: np.ndarray, writers: np.ndarray) -> None:

@@ -164,8 +164,10 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
         sm.device = DeviceL2(cfg.l2, cfg.dram.access_bytes, share.busy * the_plan.occupancy.blocks_per_sm, cfg.seed)
         sm.busy = share.busy
         sm.share_writes = l2.written_by_others
+        sm.release_l2 = l2.released
         sm.share_atomics = getattr(l2, "atomics_by_others", None)
-        # every resident block is handed what the device's L2 holds of its sectors: remember that many shares
+        # what other SMs write and merge, remembered for every resident block (what the device's L2 holds of
+        # a block's sectors is held for it while it runs: L2.held_by_others with its block, L2.released)
         l2.others_limit *= max(1, the_plan.occupancy.blocks_per_sm)
     return Built(sm, (l1, l2, dram, shared, front), the_plan, "ptx" if replay is None else "sass")
 

@@ -154,6 +154,8 @@ class SM:
         #: other SMs' blocks run here to see what they bring into L2 (:meth:`neighbours`); their sectors go
         #: to ``share_l2`` (an :meth:`smsim.contracts.L2Model.held_by_others`), None: not done
         self.share_l2: Any = None
+        #: with ``device``: :meth:`smsim.contracts.L2Model.released`, told when a timed block retires
+        self.release_l2: Any = None
         #: with ``share_l2``: :meth:`smsim.mem.l2.L2.share_lines`, told once (at the first blocks' neighbours,
         #: where they store) what part of the touched sectors of the lines the timed blocks touch are theirs,
         #: the rest their neighbours' in the row of the grid (x - 1, x + 1: on other SMs, at the same time; the
@@ -243,7 +245,7 @@ class SM:
         self._count_issued(block.trace)
         near = self.near.pop(b, None)
         if near is not None:
-            self.share_l2(*near[:1], t, *near[1:])
+            self.share_l2(*near[:1], t, *near[1:], block=b if self.device is not None else None)
         writes = self.shared_writes.pop(b, None)
         if writes is not None:
             self.share_writes(*writes)
@@ -419,13 +421,23 @@ class SM:
         a DRAM access one of them makes at the same point of its code as ``b`` (the same global access,
         counted from its start) is asked for by all of them at once, and HBM serves whichever asks first,
         any of them alike. A lot drawn by the access decides: ``b`` fetches it one time in as many as touch
-        it so, else another SM's read of it is asked *together* with ``b``'s. Accesses a block before ``lo``
-        brought stay its, and sectors a grid neighbour touches (:meth:`neighbours`) are left to its steps."""
-        units, count = self.device.access_sharers(b, lo, hi, self.timed)
+        it so, else another SM's read of it is asked *together* with ``b``'s. The blocks that ask together are
+        those that start within ``lo..hi``'s half-width after the first to ask (the block that brought it in
+        block order), so that one of them fetches it, one time in as many as are in that group: counted
+        around ``b`` instead, a block after the first drew among blocks that start too late to ask with the
+        first, and the group's blocks' chances added up to less than one fetch (the first blocks of a row
+        that read the same A tile, ``half`` of them after the first: to about ln 2). Accesses a block before
+        ``lo`` brought stay its, and sectors a grid neighbour touches (:meth:`neighbours`) are left to its
+        steps."""
+        unit = own // self.device.per
+        units, at = np.unique(unit, return_inverse=True)
+        first = np.full(len(units), hi, np.int64)
+        np.minimum.at(first, at, np.where(by >= lo, by, hi))
+        until = np.where(first < hi, first + (b - lo), hi)
+        units, count = self.device.access_sharers(b, lo, hi, self.timed, until)
         decided = self.decided.pop(b, None)
         if not len(units) or count.max() <= 1:
             return held, there, np.zeros(len(held), bool)
-        unit = own // self.device.per
         k = count[np.searchsorted(units, unit)]
         is_held = np.isin(own, held, assume_unique=True)
         there_own = np.zeros(len(own), bool)
@@ -599,6 +611,8 @@ class SM:
         until then), the next pending block takes its place."""
         self.resident -= 1
         self.stats.blocks_done += 1
+        if self.device is not None:       # what the device's L2 held for it when it started
+            self.release_l2(block.index)
         t = self.front.retire_at(t)
         if t > self.stats.end:
             self.stats.end = t

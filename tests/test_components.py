@@ -399,6 +399,8 @@ def test_the_device_l2_counts_the_blocks_that_touch_an_access_at_the_same_point_
     units, k = dev.access_sharers(2, 1, 5)                          # block 0 is before the window
     assert units.tolist() == [1, 32, 35] and k.tolist() == [2, 3, 1]    # 1: with 3; 32: with 1 and 5
     assert dev.access_sharers(2, 1, 5, skip={3})[1].tolist() == [1, 3, 1]  # 3 is this SM's: not counted
+    # the blocks that ask with the first asker: access 32 brought by block 1, with it those up to 1 + 2
+    assert dev.access_sharers(2, 1, 5, until=np.array([5, 3, 5]))[1].tolist() == [2, 2, 1]   # 5 past 3
     assert dev.access_sharers(9, 1, 9)[0].tolist() == []           # a block it never saw
     # by sector: block 2's sector 65 with block 5 (both at their access 1); 2 and 70 alone (5 touches 71)
     sectors, k = dev.write_sharers(2, 1, 5)
@@ -467,6 +469,26 @@ def test_l2_serves_sectors_other_sms_brought_as_hits_that_wait_for_their_fill():
     # remembered as long as this share (4096 B: 128 sectors) would keep them: the oldest are forgotten
     l2.held_by_others(np.arange(1000, 1200), 400.0)
     assert len(l2.others) == 128 and 1071 not in l2.others and 1072 in l2.others
+
+
+def test_l2_sectors_handed_over_for_a_running_block_are_held_until_it_retires():
+    """With the device's L2 (``l2.sharing = "device"``) what it holds of a block's sectors when the block
+    starts is handed over for that block, and held while it runs, whatever this SM's share holds: eight
+    resident blocks of a 2048^2 matrix product read 2 MB of tiles the other SMs read too (326 KB of share a
+    block), and forgotten as the share would forget them most were fetched again (17x the H200's DRAM reads)."""
+    l2 = _l2()                                                            # 4096 B: 128 sectors
+    a, b = np.arange(1000, 1200), np.arange(1100, 1400)                   # 100 sectors in both
+    l2.held_by_others(a, 0.0, np.ones(len(a), bool), block=3)
+    l2.held_by_others(b, 0.0, np.ones(len(b), bool), block=7)
+    assert len(l2.others) == 400                                          # past the share's 128: all held
+    l2.read(np.arange(1000, 1400), 100.0)
+    assert l2.dram.bytes_read == 0                                        # every one a hit, no DRAM read
+    l2.released(3)                                                        # block 3 retired
+    assert len(l2.others) == 300 and 1099 not in l2.others and 1100 in l2.others   # 7's, with the shared
+    l2.released(7)
+    assert not l2.others and not l2.landing
+    l2.read(np.arange(1000, 1004), 500.0)                                 # its own fetch now
+    assert l2.dram.bytes_read == 4 * 32
 
 
 def test_l2_sectors_other_sms_brought_take_none_of_this_shares_capacity():

@@ -162,6 +162,8 @@ class L2:
         self.landing: dict = {}           # of those this SM has read: the cycle their data is there
         self.others_limit = self.size_bytes // sb   # how many are remembered (the builder allows one share for
                                                     # each resident block when l2.sharing = "device" decides)
+        self.handed: dict = {}            # a running block -> the sectors handed over for it (held_by_others)
+        self.holders: dict = {}           # sector -> how many running blocks it was handed over for
         self.sectors_from_others = 0      # read misses of this share served by them
         self.partial_limit = max(1, spec.partial_bytes * self.size_bytes // spec.usable // sb) \
             if spec.partial_bytes else 1 << 62
@@ -224,24 +226,49 @@ class L2:
         return cache.arrivals(status, ready, back, arrive)
 
     def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
-                       together: np.ndarray | None = None) -> None:
+                       together: np.ndarray | None = None, block: int | None = None) -> None:
         """``sectors`` that other SMs' blocks, started at about ``t``, read (the grid neighbours of a block of
         this SM's: :meth:`smsim.sm.SM.neighbours`; or, ``l2.sharing = "device"``, any block before it:
         :class:`DeviceL2`). A miss of this SM's share on one of them is a hit of the device's L2; where
         ``there`` (a mask) is set, the sector was brought by a block of an earlier wave and its data is there
         already; where ``together`` is, another SM asks for it when this one does (a block running in step
-        with this SM's), and it arrives as a read asked then would. They are remembered up to
-        ``others_limit`` (as many as this SM's share holds; with ``"device"``, that for each resident block):
-        the least recently used are forgotten first (one remembered already keeps the earlier of the two)."""
+        with this SM's), and it arrives as a read asked then would. Handed over for ``block`` (the device's L2
+        decides, when that block starts, what it holds of the block's sectors), they are remembered while it
+        runs, until :meth:`released`: what the device's L2 holds is the whole device's capacity, not this
+        SM's share (a 2048^2 matrix product's eight resident blocks on an SM read 2 MB of A and B tiles the
+        other SMs' blocks read too: remembered as this SM's share holds, 326 KB a block, most were forgotten
+        before their tile's turn and fetched again, 17x the H200's DRAM reads). Without a block (the grid
+        neighbours of ``l2.sharing = "neighbours"``), up to ``others_limit`` (as many as this SM's share holds):
+        the least recently used are forgotten first. One remembered already keeps the earlier of the two."""
         others = self.others
-        old = there.tolist() if there is not None else [False] * len(sectors)
-        now = together.tolist() if together is not None else [False] * len(sectors)
-        for s, o, w in zip(sectors.tolist(), old, now):
+        keys = sectors.tolist()
+        old = there.tolist() if there is not None else [False] * len(keys)
+        now = together.tolist() if together is not None else [False] * len(keys)
+        for s, o, w in zip(keys, old, now):
             a = -np.inf if o else np.inf if w else t
             b = others.pop(s, a)          # remembered already: there, or asked for, no later than it was
             others[s] = a if a < b else b
+        if block is not None:
+            holders = self.holders
+            self.handed[block] = self.handed.get(block, []) + keys
+            for s in keys:
+                holders[s] = holders.get(s, 0) + 1
+            return
         for s in forget_oldest(others, self.others_limit):
             self.landing.pop(s, None)
+
+    def released(self, block: int) -> None:
+        """``block`` retired: what was handed over for it alone is forgotten (a later block of this SM's is
+        handed, when it starts, what the device's L2 holds of its sectors then)."""
+        holders, others, landing = self.holders, self.others, self.landing
+        for s in self.handed.pop(block, ()):
+            n = holders[s] - 1
+            if n:
+                holders[s] = n
+            else:
+                del holders[s]
+                others.pop(s, None)
+                landing.pop(s, None)
 
     def written_by_others(self, sectors: np.ndarray, writers: np.ndarray) -> None:
         """Nothing: a write-through L2 sends every store's bytes to DRAM at once, whoever else writes there."""
@@ -597,12 +624,12 @@ class DeviceL2:
         if len(mine):
             self.cache.fill(mine, float(block))
 
-    def access_sharers(self, block: int, lo: int, hi: int, skip: Any = ()) -> tuple:
+    def access_sharers(self, block: int, lo: int, hi: int, skip: Any = (), until: np.ndarray | None = None) -> tuple:
         """``(the DRAM accesses block touches, how many of the blocks lo..hi (block among them, none in skip)
         first touch each at the same global access of their code)``: blocks started at about the same time
         that run the same code make that access at about the same time (as :func:`isa.trace.global_sectors`
-        counts them)."""
-        return self._sharers(self.units, block, lo, hi, skip, 1)
+        counts them). ``until``: for each access (in order), the last block counted for it."""
+        return self._sharers(self.units, block, lo, hi, skip, 1, until)
 
     def write_sharers(self, block: int, lo: int, hi: int, skip: Any = ()) -> tuple:
         """``(the sectors block touches, how many of the blocks lo..hi (block among them, none in skip) first
@@ -641,19 +668,25 @@ class DeviceL2:
         return rows, np.maximum.reduceat(count, at)
 
     @staticmethod
-    def _sharers(table: dict, block: int, lo: int, hi: int, skip: Any, per: int) -> tuple:
+    def _sharers(table: dict, block: int, lo: int, hi: int, skip: Any, per: int,
+                 until: np.ndarray | None = None) -> tuple:
         """Of ``table``'s keys (:attr:`units`, :attr:`sector_keys`) in groups of ``per``: each group ``block``
-        touches (sorted), and how many of the blocks lo..hi (none in skip) touch it at the same global access."""
+        touches (sorted), and how many of the blocks lo..hi (none in skip; for group ``i`` none past
+        ``until[i]``) touch it at the same global access."""
         mine = table.get(block)
         if mine is None or not len(mine):
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         mine = _grouped(mine, per)
         count = np.ones(len(mine), np.int64)
-        others = [table[b] for b in range(lo, hi + 1) if b != block and b in table and b not in skip]
-        if others:
-            theirs = np.concatenate([_grouped(r, per) for r in others]) if per > 1 else np.concatenate(others)
+        blocks = [b for b in range(lo, hi + 1) if b != block and b in table and b not in skip]
+        if blocks:
+            parts = [_grouped(table[b], per) for b in blocks] if per > 1 else [table[b] for b in blocks]
+            theirs = np.concatenate(parts)
             at = np.searchsorted(mine, theirs).clip(0, len(mine) - 1)
-            np.add.at(count, at[mine[at] == theirs], 1)
+            same = mine[at] == theirs
+            if until is not None:
+                same &= np.repeat(np.array(blocks, np.int64), [len(r) for r in parts]) <= until[at]
+            np.add.at(count, at[same], 1)
         return mine >> _FIRST_BITS, count
 
 
