@@ -430,11 +430,10 @@ class SM:
         ``lo`` brought stay its, and sectors a grid neighbour touches (:meth:`neighbours`) are left to its
         steps."""
         unit = own // self.device.per
-        units, at = np.unique(unit, return_inverse=True)
-        first = np.full(len(units), hi, np.int64)
+        accesses, at = np.unique(unit, return_inverse=True)      # the order access_sharers keeps
+        first = np.full(len(accesses), hi, np.int64)              # the first asker of each (hi: none in lo..hi)
         np.minimum.at(first, at, np.where(by >= lo, by, hi))
-        until = np.where(first < hi, first + (b - lo), hi)
-        units, count = self.device.access_sharers(b, lo, hi, self.timed, until)
+        units, count = self.device.access_sharers(b, lo, hi, self.timed, np.minimum(first + (b - lo), hi))
         decided = self.decided.pop(b, None)
         if not len(units) or count.max() <= 1:
             return held, there, np.zeros(len(held), bool)

@@ -250,7 +250,7 @@ class L2:
             others[s] = a if a < b else b
         if block is not None:
             holders = self.holders
-            self.handed[block] = self.handed.get(block, []) + keys
+            self.handed.setdefault(block, []).extend(keys)
             for s in keys:
                 holders[s] = holders.get(s, 0) + 1
             return
