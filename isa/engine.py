@@ -73,32 +73,38 @@ class Batch:
         self.warp_counts = np.zeros(n // 32, np.int64)
         self.issued = 0           # SASS-equivalent issue slots (isa.cost), summed over warps
         self.warp_issued = np.zeros(n // 32)     # ... per warp
-        self._special = self._make_special(lane_in_block, tpb, shared_total, dynamic)
+        self._special: dict = {}          # special registers, each made when first read (:meth:`special`)
+        self._special_of = (lane_in_block, tpb, shared_total, dynamic)
 
     # ---------------------------------------------------------------- special registers
-    def _make_special(self, lane_in_block, tpb, shared_total, dynamic) -> dict:
+    def _make_special(self, name: str) -> np.ndarray | None:
+        """Special register ``name`` of every lane (uint32), or None: not one made once per batch."""
+        lane_in_block, tpb, shared_total, dynamic = self._special_of
         bx, by, bz = self.block3
         gx, gy, gz = self.grid3
-        tid = np.minimum(lane_in_block, tpb - 1)
-        blk = self.ids[self.block_slot].astype(np.uint32)
-        lane = lane_in_block % 32
-        n = self.nlanes
-        sp = {
-            "%tid.x": tid % bx, "%tid.y": tid // bx % by, "%tid.z": tid // (bx * by),
-            "%ctaid.x": blk % gx, "%ctaid.y": blk // gx % gy, "%ctaid.z": blk // (gx * gy),
-            "%laneid": lane, "%warpid": lane_in_block // 32,
-            "%lanemask_eq": np.uint32(1) << lane,
-            "%lanemask_lt": (np.uint32(1) << lane) - np.uint32(1),
-        }
-        sp["%lanemask_le"] = sp["%lanemask_lt"] | sp["%lanemask_eq"]
-        sp["%lanemask_gt"] = ~sp["%lanemask_le"]
-        sp["%lanemask_ge"] = ~sp["%lanemask_lt"]
-        consts = {"%ntid.x": bx, "%ntid.y": by, "%ntid.z": bz, "%nctaid.x": gx, "%nctaid.y": gy,
-                  "%nctaid.z": gz, "%nwarpid": self.lpb // 32, "%smid": 0, "%nsmid": 1, "%gridid": 0,
-                  "%dynamic_smem_size": dynamic, "%total_smem_size": shared_total}
-        for name, v in consts.items():
-            sp[name] = np.full(n, v, np.uint32)
-        return {k: np.ascontiguousarray(v, dtype=np.uint32) for k, v in sp.items()}
+        v: Any
+        if name in ("%tid.x", "%tid.y", "%tid.z"):
+            tid = np.minimum(lane_in_block, tpb - 1)
+            v = tid % bx if name == "%tid.x" else tid // bx % by if name == "%tid.y" else tid // (bx * by)
+        elif name in ("%ctaid.x", "%ctaid.y", "%ctaid.z"):
+            blk = self.ids[self.block_slot].astype(np.uint32)
+            v = blk % gx if name == "%ctaid.x" else blk // gx % gy if name == "%ctaid.y" else blk // (gx * gy)
+        elif name == "%laneid":
+            v = lane_in_block % 32
+        elif name == "%warpid":
+            v = lane_in_block // 32
+        elif name.startswith("%lanemask_"):
+            eq = np.uint32(1) << (lane_in_block % 32)
+            lt = eq - np.uint32(1)
+            v = {"%lanemask_eq": eq, "%lanemask_lt": lt, "%lanemask_le": lt | eq, "%lanemask_gt": ~(lt | eq),
+                 "%lanemask_ge": ~lt}.get(name)
+        else:
+            consts = {"%ntid.x": bx, "%ntid.y": by, "%ntid.z": bz, "%nctaid.x": gx, "%nctaid.y": gy,
+                      "%nctaid.z": gz, "%nwarpid": self.lpb // 32, "%smid": 0, "%nsmid": 1, "%gridid": 0,
+                      "%dynamic_smem_size": dynamic, "%total_smem_size": shared_total}
+            c = consts.get(name)
+            v = None if c is None else np.full(self.nlanes, c, np.uint32)
+        return None if v is None else np.ascontiguousarray(v, dtype=np.uint32)
 
     def symbol_address(self, name: str, ins: Instruction) -> int:
         """Address of a variable named in an instruction: the launch's for a module ``.global`` variable,
@@ -107,8 +113,13 @@ class Batch:
         return addr if addr is not None else self.prog.symbol_address(name, ins)
 
     def special(self, name: str) -> np.ndarray:
-        if name in self._special:
-            return self._special[name]
+        got = self._special.get(name)
+        if got is None:
+            got = self._make_special(name)
+            if got is not None:
+                self._special[name] = got
+        if got is not None:
+            return got
         if name in ("%clock", "%clock64", "%globaltimer"):
             dt = np.uint32 if name == "%clock" else np.uint64
             return np.full(self.nlanes, self.steps, dt)
@@ -131,10 +142,10 @@ class Batch:
 
     # ---------------------------------------------------------------- errors
     def thread_of(self, lane: int) -> tuple:
-        return tuple(int(self._special[f"%tid.{a}"][lane]) for a in "xyz")
+        return tuple(int(self.special(f"%tid.{a}")[lane]) for a in "xyz")
 
     def block_of(self, lane: int) -> tuple:
-        return tuple(int(self._special[f"%ctaid.{a}"][lane]) for a in "xyz")
+        return tuple(int(self.special(f"%ctaid.{a}")[lane]) for a in "xyz")
 
     def error(self, message: str, lanes: Any, op: Op | None = None) -> KernelError:
         """A :class:`KernelError` naming the block and threads of ``lanes`` (absolute lane indices) and ``op``."""

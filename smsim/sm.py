@@ -459,17 +459,27 @@ class SM:
         device's L2, in block order (see :meth:`_device_until`)."""
         per_batch = max(1, BATCH_LANES // (WARP_LANES * self.warps_per_block))
         kept, n = self.neighbour_sectors, self.frontier
+        blocks: list = []                     # the blocks for the device's L2 to take next, with their sectors
+        runs: list = []
         while n < b:
             if n in kept:
-                self.device.touch(n, *kept.pop(n))
+                sectors, _, firsts = kept.pop(n)
+                blocks.append(n)
+                runs.append((sectors, firsts))
                 n += 1
                 continue
             m = n + 1
             while m < b and m - n < per_batch and m not in kept:
                 m += 1
             for k, sectors, firsts in self._run_ahead(list(range(n, m))):
-                self.device.touch(k, sectors, firsts=firsts)
+                blocks.append(k)
+                runs.append((sectors, firsts))
             n = m
+            if len(blocks) >= per_batch:
+                self.device.touch_others(blocks, runs)
+                blocks, runs = [], []
+        if blocks:
+            self.device.touch_others(blocks, runs)
         self.frontier = max(self.frontier, b)
 
     def _run_ahead(self, run: list) -> list:

@@ -160,6 +160,13 @@ def _lookup_filling(tags, stamp, valid, ready, clock, rng, policy, sectors, now,
 
 
 @njit(cache=True)
+def _lookup_filling_runs(tags, stamp, valid, ready, clock, rng, policy, sectors, cuts, nows, per, whens):
+    for b in range(cuts.size - 1):
+        _lookup_filling(tags, stamp, valid, ready, clock, rng, policy, sectors[cuts[b]:cuts[b + 1]], nows[b], per,
+                        whens[b:b + 1])
+
+
+@njit(cache=True)
 def tally(status: np.ndarray, ready: np.ndarray) -> tuple[int, int, int, float]:
     """Of a lookup's ``(status, ready)``: ``(hits, pending, misses, latest pending arrival)`` (-inf if
     none is pending)."""
@@ -253,6 +260,14 @@ class SectorCache:
         return _lookup_filling(self.tags, self.stamp, self.valid, self.ready, self._clock, self._rng, self._policy,
                                np.asarray(sectors, np.int64), float(now), max(1, per),
                                np.full(1, ready, np.float64))
+
+    def lookup_filling_runs(self, sectors: np.ndarray, cuts: np.ndarray, now: np.ndarray, per: int,
+                            ready: np.ndarray) -> None:
+        """:meth:`lookup_filling` of each run ``sectors[cuts[i]:cuts[i + 1]]`` in turn, at ``now[i]``, its fills'
+        data at ``ready[i]``, in one call; the statuses are not kept."""
+        _lookup_filling_runs(self.tags, self.stamp, self.valid, self.ready, self._clock, self._rng, self._policy,
+                             np.asarray(sectors, np.int64), np.asarray(cuts, np.int64),
+                             np.asarray(now, np.float64), max(1, per), np.asarray(ready, np.float64))
 
     def fill(self, sectors: np.ndarray, ready: float | np.ndarray) -> int:
         """Make ``sectors`` valid with data arriving at ``ready`` (one per sector, or one for all),

@@ -608,6 +608,35 @@ class DeviceL2:
         by = np.where(miss, block, np.where(theirs, ready, -1)).astype(np.int64)
         return sectors[theirs], ready[theirs] <= now, by
 
+    def touch_others(self, blocks: list, runs: list) -> None:
+        """:meth:`touch` of other SMs' ``blocks`` (in block order) with ``runs``, each ``(sectors, firsts)`` (as
+        :meth:`touch` takes them), in one call, without its answers: the run-ahead's many blocks."""
+        lens = np.array([len(s) for s, _ in runs], np.int64)
+        if not lens.sum():
+            return
+        sectors = np.concatenate([s for s, _ in runs]).astype(np.int64, copy=False)
+        firsts = np.concatenate([f for _, f in runs]).astype(np.int64, copy=False)
+        cuts = np.zeros(len(runs) + 1, np.int64)
+        np.cumsum(lens, out=cuts[1:])
+        at = np.asarray(blocks, np.float64)
+        self.cache.lookup_filling_runs(sectors, cuts, at - self.concurrent, self.per, at)
+        # the keys :func:`_first_keys` makes, for all of them at once: a block's sectors are distinct, and its
+        # DRAM accesses sorted, the least first access of each run of one access taken
+        cap = (1 << _FIRST_BITS) - 1
+        keys = sectors << _FIRST_BITS | np.minimum(firsts, cap)
+        units = sectors // self.per
+        owner = np.repeat(np.arange(len(runs)), lens)
+        start = np.empty(len(units), bool)
+        start[0] = True
+        start[1:] = (units[1:] != units[:-1]) | (owner[1:] != owner[:-1])
+        at_unit = np.flatnonzero(start)
+        unit_keys = units[at_unit] << _FIRST_BITS | np.minimum(np.minimum.reduceat(firsts, at_unit), cap)
+        unit_cuts = np.searchsorted(at_unit, cuts)
+        for i, block in enumerate(blocks):
+            if lens[i]:
+                self.sector_keys[block] = keys[cuts[i]:cuts[i + 1]]
+                self.units[block] = unit_keys[unit_cuts[i]:unit_cuts[i + 1]]
+
     def disown(self, block: int, sectors: np.ndarray) -> None:
         """``sectors``, which this SM's block ``block`` missed, are fetched by another SM's block that runs with
         it (:meth:`smsim.sm.SM._by_lot`, a later grid neighbour's first touch): they, and the sectors of their
