@@ -137,6 +137,8 @@ class L1Spec:
                                       # by line index XOR-folded), its missed lines leaving at tag_lookups_per_cycle
     data_banks: int = 0               # banks of the data array a cached load's words are read from, one distinct
                                       # word a bank a wavefront (shared memory's rule; 0: not modelled)
+    in_order_fills: bool = False      # a warp's loads that wait for L2 get their data in the order it issued them
+    store_waits_fill: bool = False    # a store into sectors whose fill is on its way holds the tag stage until it lands
 
 
 @dataclass(frozen=True)
@@ -339,9 +341,9 @@ def _value(t, v, key: str, source: str):
         return tuple(v)
     ok = {int: isinstance(v, int) and not isinstance(v, bool),
           float: isinstance(v, (int, float)) and not isinstance(v, bool),
-          str: isinstance(v, str)}[t]
+          str: isinstance(v, str), bool: isinstance(v, bool)}[t]
     if not ok:
-        kind = {float: "a number", int: "an integer", str: "a string"}[t]
+        kind = {float: "a number", int: "an integer", str: "a string", bool: "true or false"}[t]
         raise ConfigError(f"{source}: {key} must be {kind}, got {v!r}")
     if t is float and not math.isfinite(v):
         raise ConfigError(f"{source}: {key} must be a finite number, got {v!r}")

@@ -138,6 +138,7 @@ class L1Model(Component, Protocol):
     size_bytes: int
     tag_free: float          # the cycle the last request submitted leaves the tag stage (toward L2)
     sent: float              # the cycle the last request submitted leaves the SM (stores, reductions wait for credits)
+    from_l2: bool            # the last load or atomic submitted waited for L2 (the SM keeps a warp's such in order)
 
     def space_at(self, t: float) -> float:
         """The cycle from which the LSU queue has room for a request arriving at ``t`` (``t`` if it has)."""

@@ -805,6 +805,10 @@ class SM:
                 rows = w.load_rows
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, info.float_add, whole,
                                   merged, w.block.index << 6 | w.index, rows, waves, carried), shared_ready)
+        if kind in ("ld", "atom") and l1.in_order_fills and self.l1.from_l2:   # after the warp's earlier ones
+            if done < w.fill_order:
+                done = w.fill_order
+            w.fill_order = done
         if self.dram is not None:
             self.dram.in_step = False
             if kind == "ld" and self.dram.bytes_read > read:

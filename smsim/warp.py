@@ -58,7 +58,7 @@ class Warp:
                  "blocked_reason",
                  "pipe_mark", "info", "infos",
                  "mem_done", "fence_done", "last_store", "at_barrier", "done", "start", "end", "stalls", "hook",
-                 "chain", "chain_pending", "merged_at", "load_rows")
+                 "chain", "chain_pending", "merged_at", "load_rows", "fill_order")
     info: Any                   # the next instruction's isa.trace.OpInfo; None once the warp has exited
 
     def __init__(self, trace: Any, block: Any, slot: int, sp: int, nregs: int, t: float, stalls: list,
@@ -87,6 +87,7 @@ class Warp:
         self.chain_pending: list = []   # (done, chain) of its loads from DRAM in flight
         self.merged_at: set | None = None   # stream indices of stores an earlier store carried to L2
         self.load_rows: tuple | None = None  # the DRAM rows (first, last) of its latest global load
+        self.fill_order = 0.0              # when the data of its latest load that waited for L2 is back
         self.at_barrier = False
         self.done = False
         self.end = t

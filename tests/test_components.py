@@ -800,6 +800,38 @@ def test_l1_a_store_holds_the_tag_stage_while_the_ports_backlog_is_past_its_buff
         load("tiny", {"l1.write_buffer_cycles": -1})
 
 
+def test_l1_a_store_into_sectors_whose_fill_is_on_its_way_holds_the_tag_stage_until_it_lands():
+    """docs/hardware/swap_hw.md: an in-place swap is slow where a store goes into the line of a load still on
+    its way; the H200's L1 keeps the store (and what is behind it) until that fill lands."""
+    l1, l2 = _l1(store_waits_fill=True)
+    assert _ld(l1, [0, 1, 2, 3], 0.0) == 110             # the fill lands at 109 (asked at 9, L2 100 cycles)
+    # a store into sector 2 at 5: the tag stage is held until 109, then 109..110; L2 has it 30 cycles later
+    assert l1.access("st", "global", np.array([2], np.int64), 1, False, 32, 5.0) == 140
+    assert l1.tag_free == 110 and l1.metrics(200.0)["smsim.l1.stores_held_for_fills"] == 1
+    assert _ld(l1, [40], 6.0) == 111 + 8 + 100 + 1      # a load behind it: tag 110..111, its miss out at 119
+    # a store into other sectors, or after the fill landed, does not wait
+    assert l1.access("st", "global", np.array([4], np.int64), 1, False, 32, 300.0) == 331
+    assert l1.access("st", "global", np.array([1], np.int64), 1, False, 32, 400.0) == 431
+    assert l1.metrics(500.0)["smsim.l1.stores_held_for_fills"] == 1
+    free, _ = _l1()                                      # not asked for: the store goes at once
+    _ld(free, [0, 1, 2, 3], 0.0)
+    assert free.access("st", "global", np.array([2], np.int64), 1, False, 32, 5.0) == 36
+    with pytest.raises(ConfigError, match="l1.store_waits_fill must be true or false"):
+        load("tiny", {"l1.store_waits_fill": 1})
+
+
+def test_l1_tells_whether_a_load_waited_for_l2():
+    l1, _ = _l1()
+    _ld(l1, [0, 1, 2, 3], 0.0)
+    assert l1.from_l2                                    # missed
+    _ld(l1, [0, 1], 50.0)
+    assert l1.from_l2                                    # merged with the fill on its way
+    _ld(l1, [0, 1], 200.0)
+    assert not l1.from_l2                                # hit
+    l1.access("atom", "global", np.array([9], np.int64), 1, True, np.ones(1, np.int64), 300.0)
+    assert l1.from_l2
+
+
 def test_l1_another_warps_store_joins_a_write_still_waiting_to_leave_the_sm():
     """docs/hardware/store_cross_hw.md: different warps' stores into the same sectors merge on an H200 only
     while the first waits to leave the SM (a block's 8 warps each storing a word into the same 32 sectors,

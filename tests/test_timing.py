@@ -376,3 +376,45 @@ def test_a_loads_words_in_one_data_bank_take_a_wavefront_each_as_on_an_h200():
     assert 30 <= same / n <= 36 and 7 <= own / n <= 10
     (same0, _), (own0, _) = (cycles(s, **{"l1.tag_banks": 1, "l1.data_banks": 0}) for s in (0, 1))
     assert abs(same0 - own0) / same0 < 0.1
+
+
+def _miss_then(second: str) -> str:
+    """One warp: b's line read (``second``'s cache op) and waited for; then a[i] (a DRAM miss) and b[i] again
+    with ``second`` ("cg": from L2, "ca": from L1), and only the latter's value used (stored plus one)."""
+    return f"""
+    ld.param.u64 %rd4, [a];
+    cvta.to.global.u64 %rd4, %rd4;
+    add.s64 %rd5, %rd4, %rd3;
+    ld.param.u64 %rd6, [b];
+    cvta.to.global.u64 %rd6, %rd6;
+    add.s64 %rd7, %rd6, %rd3;
+    ld.global.{second}.f32 %f1, [%rd7];
+    st.global.f32 [%rd2], %f1;
+    ld.global.f32 %f2, [%rd5];
+    ld.global.{second}.f32 %f3, [%rd7];
+    add.f32 %f4, %f3, 0f3F800000;
+    st.global.f32 [%rd2], %f4;
+    ret;"""
+
+
+@pytest.mark.parametrize("second", ["cg", "ca"])
+def test_a_warps_loads_from_l2_come_back_in_the_order_it_issued_them_its_l1_hits_do_not_wait(second):
+    """docs/hardware/load_order_hw.md: on an H200 an L2 hit a warp issues after its DRAM miss is back with the
+    miss (752 cycles against 336 alone); an L1 hit after it is back at once (139), in order or not."""
+    from ptxutil import PROLOGUE, kernel
+    k = kernel(PROLOGUE + _miss_then(second), params=".param .u64 out, .param .u64 a, .param .u64 b")
+    cycles = {}
+    for in_order in (True, False):
+        out = np.zeros(32, np.float32)
+        b = np.arange(32, dtype=np.float32)
+        res = smsim.launch(k, 1, 32, (out, np.zeros(1 << 20, np.float32), b), config="h200",
+                           overrides={"l1.in_order_fills": in_order, "scheduler.stream": "ptx"})
+        assert np.array_equal(out, b + 1)
+        cycles[in_order] = res.cycles
+    # the kernel lasts until the miss is back (1693 cycles) and L2 has the last store; that store, of the L2
+    # hit's value, leaves 4 cycles after the hit is back (1254) or, in order, after the miss (1697), and takes
+    # 249 cycles to L2
+    if second == "cg":
+        assert cycles[True] - cycles[False] > 200
+    else:
+        assert cycles[True] == cycles[False]

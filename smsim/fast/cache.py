@@ -140,6 +140,20 @@ def _contains(tags, valid, sectors):
 
 
 @njit(cache=True)
+def _filling_until(tags, valid, ready, sectors, now):
+    spl = valid.shape[2]
+    last = -np.inf
+    for i in range(sectors.size):
+        line = sectors[i] // spl
+        st = set_of(line, tags.shape[0])
+        w = _way(tags, st, line)
+        k = sectors[i] % spl
+        if w >= 0 and valid[st, w, k] and ready[st, w, k] > now and ready[st, w, k] > last:
+            last = ready[st, w, k]
+    return last
+
+
+@njit(cache=True)
 def _lookup_filling(tags, stamp, valid, ready, clock, rng, policy, sectors, now, per, when):
     status, at = _lookup(tags, stamp, valid, ready, clock, policy, sectors, now)
     units = np.empty(sectors.size, np.int64)       # the accesses of ``per`` sectors the misses fall in, each once
@@ -285,6 +299,11 @@ class SectorCache:
         n = _fill(self.tags, self.stamp, self.valid, self.ready, self._clock, self._rng, self._policy,
                   sectors, when, out)
         return out[:n]
+
+    def filling_until(self, sectors: np.ndarray, now: float) -> float:
+        """The latest cycle a fill of one of ``sectors`` that is on its way at ``now`` lands (-inf: none on its
+        way); touches no replacement state."""
+        return _filling_until(self.tags, self.valid, self.ready, np.asarray(sectors, np.int64), float(now))
 
     def contains(self, sectors: np.ndarray) -> np.ndarray:
         """Whether each sector is valid (arrived or in flight); touches no replacement state."""

@@ -15,8 +15,13 @@ up in the sectored cache (:class:`smsim.fast.cache.SectorCache`, size from the c
 merges with it; misses each need an MSHR (``mshrs`` outstanding sectors; none free: the request waits
 beside the tag stage for the earliest fills to return, its warp in ``long_scoreboard``, as the H200 counts
 a load's backlog) and go to L2, and the line is allocated
-with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. Stores write through to L2
-without allocating, telling it whether the store is one L1 could merge with its warp's next stores (at most
+with the cycle the data will arrive. ``.cg`` loads and atomics bypass L1. A load or atomic that waited
+for L2 (a missed sector, or one whose fill was on its way) says so (:attr:`L1.from_l2`): the SM gives a
+warp such data in the order the warp issued them (``in_order_fills``; L1 hits do not wait, nor do other
+warps': ``docs/hardware/load_order_hw.md``). Stores write through to L2
+without allocating; a store into sectors whose fill is on its way first holds the tag stage until it lands
+(``store_waits_fill``: an in-place swap's store into the line of its warp's later load,
+``docs/hardware/swap_hw.md``), and tell L2 whether the store is one L1 could merge with its warp's next stores (at most
 ``merge_sectors`` sectors in ``merge_lines`` lines: :meth:`smsim.mem.l2.L2._merge_partial`); a store the SM
 merged into an earlier one of its warp (``merged``: its bytes went to L2 with that one,
 :meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. Past the tag stage a store whose
@@ -98,6 +103,8 @@ class L1:
         self.open: dict = {}
         self.n_open = 0                   # lines of the stores noted there so far
         self.joined = 0                   # sectors of stores that joined a waiting write
+        self.from_l2 = False              # the latest load or atomic waited for L2 (for a missed or pending sector)
+        self.fill_holds = 0               # stores that held the tag stage for a fill of their sectors to land
         self.counts = {k: 0 for k in ("requests_ld", "sectors_ld", "requests_st", "sectors_st", "hit_ld", "miss_ld",
                                       "requests_local", "sectors_local", "requests_atom", "sectors_atom",
                                       "requests_red", "sectors_red")}
@@ -117,6 +124,12 @@ class L1:
         spec = self.spec
         self._count(kind, space, len(sectors))
         start = t if t > self.tag_free else self.tag_free
+        self.from_l2 = kind == "atom"
+        if kind == "st" and spec.store_waits_fill and not merged:
+            landed = self.cache.filling_until(sectors, start)
+            if landed > start:             # a fill of its sectors on its way: the store holds the stage until it lands
+                start = landed
+                self.fill_holds += 1
         if kind == "ld" and not bypass and lines > 1 and (spec.tag_banks > 1 or waves > 1):
             return self._wide_load(space, sectors, waves, carried, start, t)
         tend = start + max(1, -(-lines // spec.tag_lookups_per_cycle))
@@ -259,6 +272,7 @@ class L1:
                 "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct":
                     100.0 * c["hit_ld"] / lookups if lookups else 0.0,
                 "smsim.l1.size_bytes": self.size_bytes, "smsim.l1.store_sectors_joined": self.joined,
+                "smsim.l1.stores_held_for_fills": self.fill_holds,
                 **level_metrics("l1", sectors * self.spec.sector_bytes, self.spec.data_bytes_per_cycle)}
 
     def _count(self, kind: str, space: str, n: int) -> None:
@@ -283,6 +297,7 @@ class L1:
         if space != "local":
             self.counts["hit_ld"] += hits + pending
             self.counts["miss_ld"] += need
+        self.from_l2 = bool(need or pending)
         if need:
             t = self.mshrs.take(need, t)  # waiting beside the tag stage
         back = t + spec.hit_latency_cycles
