@@ -14,9 +14,10 @@ Each kernel: 132 x 8 blocks of 256 threads (64 warps an SM), ``ITER`` iterations
 a thread into four sums, from a 4 KB table every lane reads its own word of (one wavefront, or one L1 line,
 a load): ``lds`` four shared loads, ``ldg`` four global loads (L1 hits after the first iteration), ``mix``
 two of each, ``lds_wide`` / ``ldg_wide`` / ``mix_wide`` the same with float4 (``LDS.128``: four wavefronts;
-four 4-byte ``LDG`` (numba's float array gives ptxas no alignment to join them). If one stage serves both, ``mix`` takes ``lds``'s cycles; if two,
-about half (each pipe half as busy). Recorded with ncu: the duration, SM cycles, shared wavefronts, L1's data
-wavefronts (``l1tex__data_pipe_lsu_wavefronts``), the instructions and the stall reasons.
+four 4-byte ``LDG``: numba's float array gives ptxas no alignment to join them). If one stage serves both,
+``mix_wide`` takes the sum of ``lds_wide``'s and ``ldg_wide``'s cycles a load; if two, about the larger.
+Recorded with ncu: the duration, SM cycles, shared wavefronts, L1's data wavefronts
+(``l1tex__data_pipe_lsu_wavefronts``), the instructions and the stall reasons.
 """
 from __future__ import annotations
 
@@ -41,10 +42,9 @@ LOADS = {
 }
 SOURCE = """
 def k(g, out, n):
-    s = cuda.shared.array(1024, np.float32)
+    s = cuda.shared.array({shape}, np.float32)
     t = cuda.threadIdx.x
-    for j in range(t, 1024, 256):
-        s[j] = g[j]
+    {fill}
     cuda.syncthreads()
     w = t % 32 + (n & 0)
     a0 = np.float32(0.0)
@@ -52,31 +52,11 @@ def k(g, out, n):
     a2 = np.float32(0.0)
     a3 = np.float32(0.0)
     for k in range(n):
-        w = (w + 128) & 1023
-        a0 += {0}
-        a1 += {1}
-        a2 += {2}
-        a3 += {3}
-    out[cuda.grid(1)] = a0 + a1 + a2 + a3
-"""
-SOURCE_WIDE = """
-def k(g, out, n):
-    s = cuda.shared.array((256, 4), np.float32)
-    t = cuda.threadIdx.x
-    for j in range(4):
-        s[t, j] = g[t, j]
-    cuda.syncthreads()
-    w = t % 32 + (n & 0)
-    a0 = np.float32(0.0)
-    a1 = np.float32(0.0)
-    a2 = np.float32(0.0)
-    a3 = np.float32(0.0)
-    for k in range(n):
-        w = (w + 32) & 255
+        w = (w + {step}) & {mask}
         {body}
     out[cuda.grid(1)] = a0 + a1 + a2 + a3
 """
-# a float4 read as its four words in a row: ptxas makes it one 16-byte load
+# a float4 row read as its four words: one LDS.128 from shared memory, four 4-byte LDG from global
 WIDE = {
     "lds_wide": "ss",
     "ldg_wide": "gg",
@@ -87,15 +67,15 @@ CASES = list(LOADS) + list(WIDE)
 
 def source(case: str) -> str:
     if case in LOADS:
-        return SOURCE.replace("{0}", LOADS[case][0]).replace("{1}", LOADS[case][1]) \
-            .replace("{2}", LOADS[case][2]).replace("{3}", LOADS[case][3])
-    first, second = WIDE[case]
+        body = "\n        ".join(f"a{i} += {load}" for i, load in enumerate(LOADS[case]))
+        return SOURCE.format(shape="1024", fill="for j in range(t, 1024, 256):\n        s[j] = g[j]", step=128,
+                             mask=1023, body=body)
     lines = []
-    for acc, (arr, row) in enumerate(((first, "w"), (second, "w ^ 64"))):
-        a = "s" if arr == "s" else "g"
+    for acc, (a, row) in enumerate(zip(WIDE[case], ("w", "w ^ 64"))):
         lines.append(f"r = {row}\n        a{2 * acc} += {a}[r, 0] + {a}[r, 1]\n"
                      f"        a{2 * acc + 1} += {a}[r, 2] + {a}[r, 3]")
-    return SOURCE_WIDE.replace("{body}", "\n        ".join(lines))
+    return SOURCE.format(shape="(256, 4)", fill="for j in range(4):\n        s[t, j] = g[t, j]", step=32, mask=255,
+                         body="\n        ".join(lines))
 
 
 def _kernel(case: str, module=None) -> object:
