@@ -79,7 +79,6 @@ from typing import Any
 
 import numpy as np
 
-from isa.trace import first_per_key
 
 from ..config import L2Spec
 from ..contracts import DramModel, level_metrics
@@ -584,8 +583,8 @@ class DeviceL2:
                                  spec.assoc, spec.replacement, seed)
         self.per = max(1, access_bytes // spec.sector_bytes)
         self.concurrent = max(1, concurrent)
-        self.units: dict = {}                # block -> the DRAM accesses it touches (:func:`_first_keys`)
-        self.sector_keys: dict = {}          # block -> the sectors it touches (:func:`_first_keys`)
+        self.units: dict = {}                # block -> the DRAM accesses it touches (:meth:`_keep_keys`)
+        self.sector_keys: dict = {}          # block -> the sectors it touches (:meth:`_keep_keys`)
         self.cache.fill(residue_sectors(spec, self.cache.size_bytes), 0.0)   # the oldest lines, never looked up
 
     def touch(self, block: int, sectors: np.ndarray, mine: bool = False, firsts: np.ndarray | None = None) -> tuple:
@@ -602,8 +601,7 @@ class DeviceL2:
         status, ready = self.cache.lookup_filling(sectors, now, self.per, float(-1 - block if mine else block))
         miss = status == cache.MISS
         if len(sectors):
-            self.units[block] = _first_keys(sectors // self.per, firsts)
-            self.sector_keys[block] = _first_keys(sectors, firsts)
+            self._keep_keys([block], [(sectors, firsts if firsts is not None else np.zeros(len(sectors), np.int64))])
         theirs = ~miss & (ready >= 0)
         by = np.where(miss, block, np.where(theirs, ready, -1)).astype(np.int64)
         return sectors[theirs], ready[theirs] <= now, by
@@ -611,26 +609,33 @@ class DeviceL2:
     def touch_others(self, blocks: list, runs: list) -> None:
         """:meth:`touch` of other SMs' ``blocks`` (in block order) with ``runs``, each ``(sectors, firsts)`` (as
         :meth:`touch` takes them), in one call, without its answers: the run-ahead's many blocks."""
-        lens = np.array([len(s) for s, _ in runs], np.int64)
-        if not lens.sum():
+        lens = [len(s) for s, _ in runs]
+        if not sum(lens):
             return
         sectors = np.concatenate([s for s, _ in runs]).astype(np.int64, copy=False)
-        firsts = np.concatenate([f for _, f in runs]).astype(np.int64, copy=False)
         cuts = np.zeros(len(runs) + 1, np.int64)
         np.cumsum(lens, out=cuts[1:])
         at = np.asarray(blocks, np.float64)
         self.cache.lookup_filling_runs(sectors, cuts, at - self.concurrent, self.per, at)
-        # the keys :func:`_first_keys` makes, for all of them at once: a block's sectors are distinct, and its
-        # DRAM accesses sorted, the least first access of each run of one access taken
-        cap = (1 << _FIRST_BITS) - 1
-        keys = sectors << _FIRST_BITS | np.minimum(firsts, cap)
+        self._keep_keys(blocks, runs)
+
+    def _keep_keys(self, blocks: list, runs: list) -> None:
+        """Keep, for each of ``blocks`` that touched a sector, its :attr:`sector_keys` and :attr:`units` from its
+        run ``(sectors, firsts)`` (sectors sorted and distinct, so its DRAM accesses sorted): each key the index
+        shifted above the least global access that first touched it (:data:`_FIRST_BITS`), all runs at once."""
+        lens = np.array([len(s) for s, _ in runs], np.int64)
+        sectors = np.concatenate([s for s, _ in runs]).astype(np.int64, copy=False)
+        firsts = np.minimum(np.concatenate([f for _, f in runs]).astype(np.int64, copy=False), (1 << _FIRST_BITS) - 1)
+        cuts = np.zeros(len(runs) + 1, np.int64)
+        np.cumsum(lens, out=cuts[1:])
+        keys = sectors << _FIRST_BITS | firsts
         units = sectors // self.per
         owner = np.repeat(np.arange(len(runs)), lens)
         start = np.empty(len(units), bool)
         start[0] = True
         start[1:] = (units[1:] != units[:-1]) | (owner[1:] != owner[:-1])
         at_unit = np.flatnonzero(start)
-        unit_keys = units[at_unit] << _FIRST_BITS | np.minimum(np.minimum.reduceat(firsts, at_unit), cap)
+        unit_keys = units[at_unit] << _FIRST_BITS | np.minimum.reduceat(firsts, at_unit)
         unit_cuts = np.searchsorted(at_unit, cuts)
         for i, block in enumerate(blocks):
             if lens[i]:
@@ -725,17 +730,8 @@ _NONE = np.zeros(0, np.int64)
 _FIRST_BITS = 20
 
 
-def _first_keys(units: np.ndarray, firsts: np.ndarray | None) -> np.ndarray:
-    """Each of ``units`` (DRAM accesses) once, keyed with the first of ``firsts`` (the global access of the
-    block's code that touched a sector of it; 0 where not known), sorted."""
-    if firsts is None:
-        return np.unique(units) << _FIRST_BITS
-    units, firsts = first_per_key(units, firsts)
-    return units << _FIRST_BITS | np.minimum(firsts, (1 << _FIRST_BITS) - 1)
-
-
 def _grouped(keys: np.ndarray, per: int) -> np.ndarray:
-    """:func:`_first_keys` keys of DRAM accesses as keys of their groups of ``per`` (DRAM rows), each group
+    """:meth:`DeviceL2._keep_keys` keys of DRAM accesses as keys of their groups of ``per`` (DRAM rows), each group
     and global access once, sorted."""
     if per <= 1:
         return keys
