@@ -18,7 +18,8 @@ Constructors take these arguments, in this order (the builder, :func:`smsim.sing
 them so; a new implementation registered in :mod:`smsim.registry` must accept them):
 
 * scheduler policy: ``(spec: SchedulerSpec)``, one instance per sub-partition;
-* shared memory: ``(spec: SharedSpec, subpartitions: int)``;
+* shared memory: ``(spec: SharedSpec, subpartitions: int, stage: GapQueue | None)`` (``stage``: L1's data path,
+  which its wavefronts take too where ``l1.one_data_stage`` says the two are one stage; None: its own);
 * L1: ``(spec: L1Spec, size_bytes: int, data: BandwidthQueue, l2: L2Model, seed: int)`` (``size_bytes``:
   what the shared-memory carveout leaves; ``data``: the return path to the registers);
 * L2: ``(spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int, busy: int)``

@@ -143,9 +143,10 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
                                            cfg.l2.sector_bytes, share.busy, cfg.seed)
     l2 = L2_MODELS.get(cfg.l2.model)(cfg.l2, share.l2_bytes, queue("l2", share.l2_bytes_per_cycle), dram, cfg.seed,
                                      share.busy)
-    l1 = L1_MODELS.get(cfg.l1.model)(cfg.l1, l1_bytes(cfg, the_plan.occupancy),
-                                     queue("l1", cfg.l1.data_bytes_per_cycle, gaps=True), l2, cfg.seed)
-    shared = SHARED_MODELS.get(cfg.shared.model)(cfg.shared, cfg.sm.subpartitions)
+    stage = queue("l1", cfg.l1.data_bytes_per_cycle, gaps=True)     # L1's data path, L1TEX's data stage
+    l1 = L1_MODELS.get(cfg.l1.model)(cfg.l1, l1_bytes(cfg, the_plan.occupancy), stage, l2, cfg.seed)
+    shared = SHARED_MODELS.get(cfg.shared.model)(cfg.shared, cfg.sm.subpartitions,
+                                                 stage if cfg.l1.one_data_stage else None)
     front = LAUNCH_MODELS.get(cfg.launch.model)(cfg.launch, share.busy, the_plan.occupancy.blocks_per_sm)
     policy = SCHEDULER_POLICIES.get(cfg.scheduler.policy)
     env = simpy.Environment()

@@ -657,3 +657,24 @@ def test_a_float64_clamp_in_place_at_the_block_rate_and_by_a_persistent_grid_as_
         assert got == pytest.approx(want, rel=0.03 if hw["block"] < 128 else 0.05), hw["name"]
     hw_ns = {n: r["metrics"]["gpu__time_duration.sum"] for n, r in rows.items()}
     assert hw_ns["clamp_b192"] < hw_ns["clamp_gs"]          # the H200 loses nothing to blocks' turnover
+
+
+_DATA_STAGE = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "data_stage_hw.json").read_text())
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_shared_wavefronts_and_global_load_data_take_one_stage_as_on_the_h200():
+    """benchmarks/data_stage_hw.py, docs/hardware/data_stage_hw.md: at 64 warps an SM an LDS.128 (4 shared
+    wavefronts) and four 4-line LDG hits (16 data wavefronts) an iteration take the H200 the sum of their
+    wavefronts, a cycle each (mix_wide 10.05 cycles a load; lds_wide alone 4.14, ldg_wide 16.04): within 5% each
+    with l1.one_data_stage, and mix_wide 12% too fast with the two apart."""
+    from benchmarks import data_stage_hw as D
+    rows = [r for r in _DATA_STAGE["rows"] if r["name"] in ("lds_wide", "ldg_wide", "mix_wide")]
+
+    def ratios(**kw) -> dict:
+        return {s["name"]: s["metrics"]["gpu__time_duration.sum"] / r["metrics"]["gpu__time_duration.sum"]
+                for r, s in zip(rows, D.simulated(rows, **kw))}
+    for name, ratio in ratios().items():
+        assert ratio == pytest.approx(1.0, abs=0.05), name
+    apart = ratios(overrides={"l1.one_data_stage": False})
+    assert apart["mix_wide"] < 0.9

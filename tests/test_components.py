@@ -689,7 +689,7 @@ def test_l1_a_cached_loads_hits_take_the_tag_banks_and_data_wavefronts_its_misse
     of each tag bank a cycle and its words read in its data-array wavefronts, the longer of the two; its
     missed lines still leave one a cycle. Without them (tag_banks 1, data_banks 0) every line takes a cycle."""
     spread = [4 * line for line in range(8)]          # lines 0..7: two in each of 4 banks
-    l1, l2 = _l1(tag_banks=4, data_banks=32)
+    l1, l2 = _l1(tag_banks=4, data_banks=32, one_data_stage=False)
     _ld(l1, spread, 0.0, lines=8)                     # all 8 miss: held 8 cycles, L2 asked at 8 + 8
     assert l1.tag_free == 8.0 and l2.calls[-1][2] == 16.0
     _ld(l1, spread, 500.0, lines=8)                   # all 8 hit: 2 cycles
@@ -697,6 +697,19 @@ def test_l1_a_cached_loads_hits_take_the_tag_banks_and_data_wavefronts_its_misse
     done = l1.access("ld", "global", np.array(spread, np.int64), 8, False, 32, 600.0, waves=5, carried=128)
     assert l1.tag_free == 605.0                       # 5 data wavefronts outlast the 2 tag cycles
     assert done == 605 + 8 + 1                        # hit latency 8, then the lanes' 128 B over the data path
+    # one data stage (l1.one_data_stage): the 5 wavefronts are also the data path's cycles once the data is read
+    l1, _ = _l1(tag_banks=4, data_banks=32, one_data_stage=True)
+    _ld(l1, spread, 0.0, lines=8)
+    done = l1.access("ld", "global", np.array(spread, np.int64), 8, False, 32, 600.0, waves=5, carried=128)
+    assert l1.tag_free == 605.0
+    assert done == 605 + 8 + 5
+    _ld(l1, spread, 0.0 + 700, lines=8, bypass=True)  # a bypassing load: its lines a cycle each, its sectors' bytes
+    assert l1.tag_free == 708.0
+    # a load that waits for a fill gets the fill's data forwarded as it lands: the lanes' bytes, no array reads
+    l1, _ = _l1(tag_banks=4, data_banks=32, one_data_stage=True)
+    assert _ld(l1, spread, 0.0, lines=8) == 118       # tags 0..8, fills land at 8 + 8 + 100 = 116, 256 B: 118
+    done = l1.access("ld", "global", np.array(spread, np.int64), 8, False, 32, 9.0, waves=5, carried=128)
+    assert done == 118 + 1                            # 128 B behind them (its 5 wavefronts read: 123)
     l1, _ = _l1()
     _ld(l1, spread, 0.0, lines=8)
     _ld(l1, spread, 500.0, lines=8)
@@ -966,6 +979,27 @@ def test_a_global_stores_data_crosses_the_pipe_shared_wavefronts_take():
     m = p.metrics(100.0)                              # the store is no shared wavefront
     assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 33
     assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] == 0
+
+
+def test_shared_wavefronts_and_cached_loads_data_take_one_data_stage():
+    """l1.one_data_stage (docs/hardware/data_stage_hw.md: an LDS.128 and four 4-line LDG hits take the H200 the
+    sum of their 4 and 16 data wavefronts): built so, shared memory books its wavefronts on L1's data path,
+    in its free cycles; a load's data booked for when it is read keeps its place, a shared access before it
+    takes the cycles before, one after it waits for it."""
+    spec = dataclasses.replace(TINY.l1, tag_banks=4, data_banks=32, one_data_stage=True)
+    stage = GapQueue(spec.data_bytes_per_cycle)
+    l1, s = L1(spec, spec.size_bytes, stage, FakeL2(), 0), SharedMemory(TINY.shared, 2, stage)
+    spread = np.array([4 * line for line in range(8)], np.int64)
+    l1.access("ld", "global", spread, 8, False, 32, 0.0)                  # fills land at 100
+    done = l1.access("ld", "global", spread, 8, False, 32, 200.0, waves=16, carried=128)
+    assert done == 216 + 8 + 16                        # tag stage 200..216, read at 224: the stage's 224..240
+    assert s.access(0, "ld", LANES * 4, LANES, 4, 200.0) == (201 + 4, 1, 0)        # before it, in a free cycle
+    # 4 wavefronts from 222: two before the load's data (222..224), two after it (240..242)
+    assert s.access(0, "ld", LANES * 16, LANES, 4, 221.0) == (222 + 4 + 3 + 16, 4, 3)
+    assert s.store_data(1, 222.0) == 243                # a store's data behind both
+    # the pipe alone (no L1 given): the same access is not delayed by the load
+    p = SharedMemory(TINY.shared, 2)
+    assert p.access(0, "ld", LANES * 16, LANES, 4, 221.0) == (222 + 4 + 3, 4, 3)
 
 
 def test_shared_memory_mio_queue_fills_per_subpartition():

@@ -260,9 +260,12 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # what another SM fetched for a block of this SM's (by lot) that SM's in the device's L2 from then on
     # (DeviceL2.disown: drills.matmul_tiled8's DRAM reads 2.45x -> 0.99x the H200's at its full size):
     # 4.67%, 90.5%, 6.71%, 95.9%, 92.0%, 99.6%, 0.100 (five cases move, practice.life_step 1.000 -> 0.981,
-    # streams.hist_bins16 0.997 -> 0.969)
+    # streams.hist_bins16 0.997 -> 0.969). Then shared wavefronts and a cached load's data-array wavefronts on
+    # one data stage (l1.one_data_stage, docs/hardware/data_stage_hw.md): 4.64%, 90.9%, 6.63%, 95.9%, 92.0%,
+    # 99.6%, 0.100 (six cases move, all toward 1: exercises.gemv_thread_row 0.797 -> 0.826, softmax.thread_per_row
+    # 0.899 -> 0.923, ordinary.matvec_rows 0.946 -> 0.965)
     s = _pinned()
-    _at_least_as_good(s, 4.68, 0.905, 6.72, 0.958, 0.919, 0.996, 0.101)
+    _at_least_as_good(s, 4.65, 0.908, 6.64, 0.958, 0.919, 0.996, 0.100)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is 12.7% (above; 4.8% before, streams.empty_1wave 7.9% before a
     # grid of one stratum was counted block by block; drills.bitrev_scatter 23.6% before the remainder loop

@@ -46,7 +46,11 @@ keeping their place in the LSU queue (the H200 shows a store-bound kernel's back
 their warp, done, waits for them to leave (``drain``): partial stores that L2 completes slowly hold their
 warps at ``EXIT``, as on an H200. The data returns over the L1's ``data_bytes_per_cycle`` path (its sectors'
 bytes, or a wide load's lanes' bytes), at a cycle
-boundary; then the request's registers are ready and its MSHRs are free.
+boundary; then the request's registers are ready and its MSHRs are free. With ``one_data_stage`` that path is
+also L1TEX's one data stage, which shared memory's wavefronts and global stores' data take
+(:class:`smsim.mem.shared.SharedMemory`): a cached load of several lines whose sectors are all there when it
+is read takes it for its data-array wavefronts, a cycle each, as well as the tag stage (a fill's data is
+forwarded as it lands: its lanes' bytes; ``docs/hardware/data_stage_hw.md``).
 
 Every stage here is a first-come first-served server whose timing depends only on the requests before
 it (and on L2 and HBM, which are queues of the same kind), so a request's whole journey is computed when
@@ -169,7 +173,8 @@ class L1:
         of the ``tag_banks`` a cycle, its words read from the data array in ``waves`` wavefronts (a cycle
         each, while the stage holds it), its missed lines sent on ``tag_lookups_per_cycle`` a cycle; the stage is
         held by the longest. The data path then carries the ``carried`` bytes the lanes get (the words, not the
-        sectors, of lines the wavefronts read)."""
+        sectors, of lines the wavefronts read), or, with ``one_data_stage`` and all its sectors there when it is read,
+        a cycle a wavefront if that is longer: the stage shared memory's wavefronts take too."""
         spec = self.spec
         per = self.cache.sectors_per_line
         tags = -(-coalesce.bank_lines(sectors, per, spec.tag_banks) // spec.tag_lookups_per_cycle)
@@ -181,7 +186,9 @@ class L1:
             busy = missed if missed > busy else busy
         tend = start + busy
         self.tag_free = self.sent = tend
-        done = self._load(space, sectors, False, tend, t, (status, ready, miss), carried if spec.data_banks else 0)
+        back = carried if spec.data_banks else 0
+        array = waves * self.data.rate if spec.one_data_stage and spec.data_banks else 0.0
+        done = self._load(space, sectors, False, tend, t, (status, ready, miss), back, array)
         if start > t:
             insort(self.waiting, start)
         return done
@@ -282,10 +289,11 @@ class L1:
         c["sectors_" + key] += n
 
     def _load(self, space: str, sectors: np.ndarray, bypass: bool, t: float, now: float,
-              looked: tuple | None = None, back_bytes: int = 0) -> float:
+              looked: tuple | None = None, back_bytes: int = 0, array: float = 0.0) -> float:
         """A load's data back (``looked``: its lookup made at the tag stage, status, ready cycles and the sectors
         it missed; ``back_bytes``: what the data path carries to the registers, a wide load's lanes' bytes, else
-        (0) its sectors')."""
+        (0) its sectors'; ``array``: the data stage's time, in its bytes, that reading its words from the data
+        array takes, if all were there when it is read, a fill's data being forwarded as it lands)."""
         spec, n = self.spec, len(sectors)
         if bypass:
             hits = pending = 0
@@ -310,7 +318,10 @@ class L1:
             last = float(got.max())
             if last > arrive:
                 arrive = last
-        _, done = self.data.transfer(arrive, back_bytes or n * spec.sector_bytes, now)
+        moved = back_bytes or n * spec.sector_bytes
+        if array > moved and arrive == back:
+            moved = array
+        _, done = self.data.transfer(arrive, moved, now)
         done = math.ceil(done)            # results reach the scoreboard at a cycle boundary
         if need:
             self.mshrs.free_at(done, need)

@@ -69,12 +69,17 @@ class GapQueue(BandwidthQueue):
         """Enqueue ``nbytes`` arriving at ``t`` (enqueued at ``now``: no later transfer arrives before it,
         so what was busy before then is forgotten): ``(start, done)`` cycles, the transfer served in the
         free cycles from ``t`` on."""
+        self.bytes += nbytes
+        return self.occupy(t, nbytes / self.rate, now)
+
+    def occupy(self, t: float, need: float, now: float | None = None) -> tuple:
+        """``need`` cycles of the server, from ``t`` on in its free cycles, for work that is not this level's
+        bytes (shared memory's wavefronts on L1's data stage; a logged queue does not log it): ``(start, done)``,
+        as :meth:`transfer`."""
         starts, ends = self.starts, self.ends
         if now is not None and ends and ends[0] <= now:
             k = bisect_right(ends, now)
             del starts[:k], ends[:k]
-        need = nbytes / self.rate
-        self.bytes += nbytes
         self.busy += need
         i = bisect_right(ends, t)           # the first interval ending after t
         cur, start = t, None

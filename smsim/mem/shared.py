@@ -12,7 +12,12 @@ ready ``latency_cycles`` after its first wavefront starts, plus ``wavefront_late
 wavefront (a conflicted access is slower for the warp than the pipe's throughput alone would say). The pipe is
 L1TEX's data stage: a global store's data crosses it too, one wavefront per 128-byte line
 (:meth:`SharedMemory.store_data`), so stores queue behind a conflicted load's wavefronts (the unpadded tiled
-transposes' ``drain`` on the H200). Counters: instructions and wavefronts per op (Nsight's
+transposes' ``drain`` on the H200); with ``l1.one_data_stage`` it is L1's data path as well (the SM builds
+both on one :class:`smsim.mem.queue.GapQueue`), where a cached global load's data wavefronts take their cycles
+when the data is read (a load whose sectors are all there after its lookup; a fill's data is forwarded as it
+lands, its lanes' bytes): wavefronts take the stage's free
+cycles from the cycle after issue on, around what was booked for later (``docs/hardware/data_stage_hw.md``:
+an H200 serves shared and global data wavefronts a cycle each, one stage for both). Counters: instructions and wavefronts per op (Nsight's
 ``smsp__sass_inst_executed_op_shared_*`` and ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank
 conflicts = wavefronts beyond one per phase that has an active lane, never fewer than none, which for 32-bit
 accesses is wavefronts - instructions, as Nsight counts them).
@@ -26,19 +31,21 @@ from ..config import SharedSpec
 from ..contracts import level_metrics
 from ..fast import banks
 from ..registry import SHARED_MODELS
-from .queue import room_at
+from .queue import GapQueue, room_at
 
 WARP_LANES = 32           # lanes of a warp: an access's phases split these
 
 
 @SHARED_MODELS.register("banked")
 class SharedMemory:
-    """The SM's shared-memory pipe (``spec``: :class:`smsim.config.SharedSpec`) and the MIO queues of its
-    ``subpartitions`` sub-partitions."""
+    """The SM's shared-memory pipe (``spec``: :class:`smsim.config.SharedSpec`; ``stage``: L1's data path when
+    the two are one stage, else the pipe's own) and the MIO queues of its ``subpartitions`` sub-partitions."""
 
-    def __init__(self, spec: SharedSpec, subpartitions: int):
+    def __init__(self, spec: SharedSpec, subpartitions: int, stage: GapQueue | None = None):
         self.spec = spec
-        self.free = 0.0
+        #: L1TEX's data stage: a server whose free cycles wavefronts take in turn (``stage``: one L1 shares, its
+        #: data path, ``l1.one_data_stage``; else the pipe's own)
+        self.stage = stage if stage is not None else GapQueue(spec.banks * spec.bank_width_bytes)
         self.queued: list[list] = [[] for _ in range(subpartitions)]   # start cycles of waiting instructions
         self.inst = {"ld": 0, "st": 0, "atom": 0}
         self.wavefronts = {"ld": 0, "st": 0, "atom": 0}
@@ -67,20 +74,30 @@ class SharedMemory:
         per_phase = max(1, WARP_LANES // max(1, nbytes // spec.bank_width_bytes))
         conflicts = max(0, n - len(set((lanes // per_phase).tolist())))
         self.conflicts[kind] += conflicts
-        start = t + 1 if t + 1 > self.free else self.free
-        self.free = start + n / spec.wavefronts_per_cycle
+        busy = n / spec.wavefronts_per_cycle
+        start, end = self._take(t, busy)
         if start > t + 1:
             self.queued[sp].append(start)
-        return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles, n, conflicts
+        # wavefronts a cycle apart come wavefront_latency_cycles apart; cycles others took between them add
+        return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles + (end - start - busy), n, conflicts
+
+    @property
+    def free(self) -> float:
+        """The cycle the data stage has served all it was given."""
+        return self.stage.free
+
+    def _take(self, t: float, cycles: float) -> tuple:
+        """``cycles`` of the data stage for an instruction issued at ``t``, from the next cycle on, in its free
+        cycles (what the stage serves later, loads' data booked for when it lands, keeps its place):
+        ``(start, end)``."""
+        return self.stage.occupy(t + 1, cycles, t)
 
     def store_data(self, lines: int, t: float) -> float:
         """A global store issued at ``t`` moves its data through L1TEX's data stage, the pipe shared-memory
         wavefronts take, one wavefront per 128-byte line it writes: the cycle it has crossed (the store has
         then left the SM, :meth:`smsim.warp.Warp.memory_issued`). Behind a bank-conflicted shared load's
         wavefronts, a store waits, and its warp drains at its exit, as on the H200."""
-        start = t + 1 if t + 1 > self.free else self.free
-        self.free = start + lines / self.spec.wavefronts_per_cycle
-        return self.free
+        return self._take(t, lines / self.spec.wavefronts_per_cycle)[1]
 
     def metrics(self, cycles: float) -> dict:
         """Wavefronts and bank conflicts per op (``l1tex__data_*_mem_shared_op_{ld,st}``) and shared
