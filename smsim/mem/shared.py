@@ -17,7 +17,8 @@ both on one :class:`smsim.mem.queue.GapQueue`), where a cached global load's dat
 when the data is read (a load whose sectors are all there after its lookup; a fill's data is forwarded as it
 lands, its lanes' bytes): wavefronts take the stage's free
 cycles from the cycle after issue on, around what was booked for later (``docs/hardware/data_stage_hw.md``:
-an H200 serves shared and global data wavefronts a cycle each, one stage for both). Counters: instructions and wavefronts per op (Nsight's
+an H200 serves shared and global data wavefronts a cycle each, one stage for both). Counters: instructions and
+wavefronts per op (Nsight's
 ``smsp__sass_inst_executed_op_shared_*`` and ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``; bank
 conflicts = wavefronts beyond one per phase that has an active lane, never fewer than none, which for 32-bit
 accesses is wavefronts - instructions, as Nsight counts them).
@@ -79,7 +80,8 @@ class SharedMemory:
         if start > t + 1:
             self.queued[sp].append(start)
         # wavefronts a cycle apart come wavefront_latency_cycles apart; cycles others took between them add
-        return start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles + (end - start - busy), n, conflicts
+        ready = start + spec.latency_cycles + (n - 1) * spec.wavefront_latency_cycles + (end - start - busy)
+        return ready, n, conflicts
 
     @property
     def free(self) -> float:
