@@ -990,7 +990,7 @@ def test_shared_wavefronts_and_cached_loads_data_take_one_data_stage():
     stage = GapQueue(spec.data_bytes_per_cycle)
     l1, s = L1(spec, spec.size_bytes, stage, FakeL2(), 0), SharedMemory(TINY.shared, 2, stage)
     spread = np.array([4 * line for line in range(8)], np.int64)
-    l1.access("ld", "global", spread, 8, False, 32, 0.0)                  # fills land at 100
+    l1.access("ld", "global", spread, 8, False, 32, 0.0)                  # fills land at 116
     done = l1.access("ld", "global", spread, 8, False, 32, 200.0, waves=16, carried=128)
     assert done == 216 + 8 + 16                        # tag stage 200..216, read at 224: the stage's 224..240
     assert s.access(0, "ld", LANES * 4, LANES, 4, 200.0) == (201 + 4, 1, 0)        # before it, in a free cycle
