@@ -318,7 +318,7 @@ class L1:
             last = float(got.max())
             if last > arrive:
                 arrive = last
-        moved = back_bytes or n * spec.sector_bytes
+        moved: float = back_bytes or n * spec.sector_bytes
         if array > moved and arrive == back:
             moved = array
         _, done = self.data.transfer(arrive, moved, now)
