@@ -79,7 +79,6 @@ from typing import Any
 
 import numpy as np
 
-
 from ..config import L2Spec
 from ..contracts import DramModel, level_metrics
 from ..fast import cache, coalesce
@@ -601,7 +600,9 @@ class DeviceL2:
         status, ready = self.cache.lookup_filling(sectors, now, self.per, float(-1 - block if mine else block))
         miss = status == cache.MISS
         if len(sectors):
-            self._keep_keys([block], [(sectors, firsts if firsts is not None else np.zeros(len(sectors), np.int64))])
+            self._keep_keys([block], np.asarray(sectors, np.int64),
+                            firsts if firsts is not None else np.zeros(len(sectors), np.int64),
+                            np.array([0, len(sectors)], np.int64))
         theirs = ~miss & (ready >= 0)
         by = np.where(miss, block, np.where(theirs, ready, -1)).astype(np.int64)
         return sectors[theirs], ready[theirs] <= now, by
@@ -617,20 +618,18 @@ class DeviceL2:
         np.cumsum(lens, out=cuts[1:])
         at = np.asarray(blocks, np.float64)
         self.cache.lookup_filling_runs(sectors, cuts, at - self.concurrent, self.per, at)
-        self._keep_keys(blocks, runs)
+        self._keep_keys(blocks, sectors, np.concatenate([f for _, f in runs]), cuts)
 
-    def _keep_keys(self, blocks: list, runs: list) -> None:
+    def _keep_keys(self, blocks: list, sectors: np.ndarray, firsts: np.ndarray, cuts: np.ndarray) -> None:
         """Keep, for each of ``blocks`` that touched a sector, its :attr:`sector_keys` and :attr:`units` from its
-        run ``(sectors, firsts)`` (sectors sorted and distinct, so its DRAM accesses sorted): each key the index
-        shifted above the least global access that first touched it (:data:`_FIRST_BITS`), all runs at once."""
-        lens = np.array([len(s) for s, _ in runs], np.int64)
-        sectors = np.concatenate([s for s, _ in runs]).astype(np.int64, copy=False)
-        firsts = np.minimum(np.concatenate([f for _, f in runs]).astype(np.int64, copy=False), (1 << _FIRST_BITS) - 1)
-        cuts = np.zeros(len(runs) + 1, np.int64)
-        np.cumsum(lens, out=cuts[1:])
+        run of ``sectors`` and ``firsts`` (block ``i``'s from ``cuts[i]`` to ``cuts[i + 1]``; its sectors sorted
+        and distinct, so its DRAM accesses sorted): each key the index shifted above the least global access
+        that first touched it (:data:`_FIRST_BITS`), all runs at once."""
+        lens = np.diff(cuts)
+        firsts = np.minimum(firsts.astype(np.int64, copy=False), (1 << _FIRST_BITS) - 1)
         keys = sectors << _FIRST_BITS | firsts
         units = sectors // self.per
-        owner = np.repeat(np.arange(len(runs)), lens)
+        owner = np.repeat(np.arange(len(blocks)), lens)
         start = np.empty(len(units), bool)
         start[0] = True
         start[1:] = (units[1:] != units[:-1]) | (owner[1:] != owner[:-1])
