@@ -141,6 +141,8 @@ class L1Spec:
     store_waits_fill: bool = False    # a store into sectors whose fill is on its way holds the tag stage until it lands
     one_data_stage: bool = False      # shared wavefronts take L1's data path, where a cached load's data-array
                                       # wavefronts take a cycle each too (false: the shared pipe apart)
+    fill_sector_cycles: float = 0.0   # with one_data_stage: the data stage's cycles per sector a cached load's
+                                      # fill brings from DRAM, written into the data array as it lands (0: none)
 
 
 @dataclass(frozen=True)
@@ -370,7 +372,7 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
            "store_credits", "merge_sectors", "merge_lines", "cross_merge_window", "register_banks",
-           "write_request_cycles", "write_data_cycles", "write_buffer_cycles", "data_banks"}
+           "write_request_cycles", "write_data_cycles", "write_buffer_cycles", "data_banks", "fill_sector_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

@@ -305,15 +305,16 @@ def test_l2_misses_go_to_dram_hits_take_hit_latency_and_pending_sectors_arrive_w
     # port: 128 B / 64 = 2 cycles, done 2; miss: to DRAM at 2 + 20 = 22; DRAM 128 B / 32 = 4: done 26,
     # row miss 50: the sectors arrive at 76
     assert l2.read(_sectors(0, 1, 2, 3), 0.0).tolist() == [76.0] * 4
-    assert l2.dram.bytes_read == 128
+    assert l2.dram.bytes_read == 128 and l2.fetched == 4         # all four from DRAM (L1 writes them: fetched)
     # sectors 2, 3 are pending (fill at 76); 4, 5 miss: port 10..12, DRAM at 32 (queue free at 26),
     # 64 B done 34, row 0 opened at 22: a hit, but not before the row is open (its opener's 26 + 50 - 20
     # = 56): 56 + 20 = 76, with the opener's data
     assert l2.read(_sectors(2, 3, 4, 5), 10.0).tolist() == [76.0, 76.0, 76.0, 76.0]
     assert l2.dram.bytes_read == 128 + 64                 # the pending sectors were not asked for again
+    assert l2.fetched == 4                                # pending ones come with DRAM's data too
     # all six valid and arrived: port 192 B = 3 cycles (100..103), + hit latency
     assert l2.read(_sectors(0, 1, 2, 3, 4, 5), 100.0).tolist() == [123.0] * 6
-    assert l2.dram.bytes_read == 192
+    assert l2.dram.bytes_read == 192 and l2.fetched == 0
     assert (l2.sectors_read, l2.sectors_read_hit) == (14, 6)     # a pending sector is not a lookup hit
 
 
@@ -1000,6 +1001,29 @@ def test_shared_wavefronts_and_cached_loads_data_take_one_data_stage():
     # the pipe alone (no L1 given): the same access is not delayed by the load
     p = SharedMemory(TINY.shared, 2)
     assert p.access(0, "ld", LANES * 16, LANES, 4, 221.0) == (222 + 4 + 3, 4, 3)
+
+
+def test_a_loads_sectors_from_dram_are_written_into_the_data_array_on_the_one_data_stage():
+    """l1.fill_sector_cycles (docs/hardware/conflict_overlap_hw.md: short blocks that stage 4 KB from DRAM and
+    then read shared memory in 8-way conflicts take the H200 5 data-stage cycles per 4-sector load, 1 when the
+    same loads hit L2): a fill's sectors that L2 got from DRAM (``L2Model.fetched``) take the stage a cycle
+    each, in its free cycles from the request on, ahead of shared wavefronts issued after it; the load's own
+    data is still forwarded as it lands. L2 hits write nothing there."""
+    spec = dataclasses.replace(TINY.l1, one_data_stage=True, fill_sector_cycles=1.0)
+    for fetched, shared_start in ((4, 5), (0, 1)):
+        stage = GapQueue(spec.data_bytes_per_cycle)
+        l2 = FakeL2()
+        l2.fetched = fetched                           # the FakeL2's read: all from DRAM, or all L2 hits
+        l1, s = L1(spec, spec.size_bytes, stage, l2, 0), SharedMemory(TINY.shared, 2, stage)
+        assert _ld(l1, [0, 1, 2, 3], 0.0) == 110       # tag 0..1, L2 at 9, back at 109: its data at 110
+        assert stage.busy == fetched + 1               # the four sectors written, the lanes' bytes forwarded
+        assert s.access(0, "ld", LANES * 4, LANES, 4, 0.0)[0] == shared_start + 4
+    # without the one stage (the pipe apart) nothing is booked for the fill
+    l2 = FakeL2()
+    l2.fetched = 4
+    l1 = L1(dataclasses.replace(spec, one_data_stage=False), spec.size_bytes, GapQueue(spec.data_bytes_per_cycle),
+            l2, 0)
+    assert _ld(l1, [0, 1, 2, 3], 0.0) == 110 and l1.data.busy == 1
 
 
 def test_shared_memory_mio_queue_fills_per_subpartition():

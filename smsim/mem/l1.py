@@ -50,7 +50,9 @@ boundary; then the request's registers are ready and its MSHRs are free. With ``
 also L1TEX's one data stage, which shared memory's wavefronts and global stores' data take
 (:class:`smsim.mem.shared.SharedMemory`): a cached load of several lines whose sectors are all there when it
 is read takes it for its data-array wavefronts, a cycle each, as well as the tag stage (a fill's data is
-forwarded as it lands: its lanes' bytes; ``docs/hardware/data_stage_hw.md``).
+forwarded as it lands: its lanes' bytes; ``docs/hardware/data_stage_hw.md``); the sectors a fill brings from
+DRAM (L2's ``fetched``) are written into the array there, ``fill_sector_cycles`` each, booked in its free cycles
+from the request on (``docs/hardware/conflict_overlap_hw.md``).
 
 Every stage here is a first-come first-served server whose timing depends only on the requests before
 it (and on L2 and HBM, which are queues of the same kind), so a request's whole journey is computed when
@@ -77,7 +79,7 @@ from ..contracts import L2Model, level_metrics
 from ..fast import cache, coalesce
 from ..fast.cache import SectorCache
 from ..registry import L1_MODELS
-from .queue import BandwidthQueue, room_at
+from .queue import BandwidthQueue, GapQueue, room_at
 
 
 @L1_MODELS.register("sectored")
@@ -318,6 +320,11 @@ class L1:
             last = float(got.max())
             if last > arrive:
                 arrive = last
+            if spec.fill_sector_cycles and spec.one_data_stage and not bypass and self.l2.fetched \
+                    and isinstance(self.data, GapQueue):
+                # DRAM's sectors are written into the data array a cycle each: the stage's time, booked in its
+                # free cycles from the request on (the data itself is forwarded as it lands)
+                self.data.occupy(t, self.l2.fetched * spec.fill_sector_cycles, now)
         moved: float = back_bytes or n * spec.sector_bytes
         if array > moved and arrive == back:
             moved = array
