@@ -142,7 +142,7 @@ class L1Spec:
     one_data_stage: bool = False      # shared wavefronts take L1's data path, where a cached load's data-array
                                       # wavefronts take a cycle each too (false: the shared pipe apart)
     fill_sector_cycles: float = 0.0   # with one_data_stage: the data stage's cycles per sector a cached load's
-                                      # fill brings from DRAM, written into the data array as it lands (0: none)
+                                      # fill brings from DRAM, written into the data array (0: none)
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ class L2Model(Component, Protocol):
     """L2 as this SM sees it, in front of a :class:`DramModel`."""
     size_bytes: int
     paid_lines: np.ndarray            # the lines the last write was charged for as written in part
-    fetched: int                      # sectors of the last read that came later than a hit would (DRAM's data)
+    fetched: int                      # sectors of the last read that this SM's share fetched from DRAM
 
     def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
         """The arrival cycle of each of ``sectors`` (sorted, distinct) requested at ``t``."""

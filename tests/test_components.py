@@ -305,13 +305,13 @@ def test_l2_misses_go_to_dram_hits_take_hit_latency_and_pending_sectors_arrive_w
     # port: 128 B / 64 = 2 cycles, done 2; miss: to DRAM at 2 + 20 = 22; DRAM 128 B / 32 = 4: done 26,
     # row miss 50: the sectors arrive at 76
     assert l2.read(_sectors(0, 1, 2, 3), 0.0).tolist() == [76.0] * 4
-    assert l2.dram.bytes_read == 128 and l2.fetched == 4         # all four from DRAM (L1 writes them: fetched)
+    assert l2.dram.bytes_read == 128 and l2.fetched == 4         # all four fetched (L1 writes them: fetched)
     # sectors 2, 3 are pending (fill at 76); 4, 5 miss: port 10..12, DRAM at 32 (queue free at 26),
     # 64 B done 34, row 0 opened at 22: a hit, but not before the row is open (its opener's 26 + 50 - 20
     # = 56): 56 + 20 = 76, with the opener's data
     assert l2.read(_sectors(2, 3, 4, 5), 10.0).tolist() == [76.0, 76.0, 76.0, 76.0]
     assert l2.dram.bytes_read == 128 + 64                 # the pending sectors were not asked for again
-    assert l2.fetched == 4                                # pending ones come with DRAM's data too
+    assert l2.fetched == 2                                # the pending ones were fetched (and written) once
     # all six valid and arrived: port 192 B = 3 cycles (100..103), + hit latency
     assert l2.read(_sectors(0, 1, 2, 3, 4, 5), 100.0).tolist() == [123.0] * 6
     assert l2.dram.bytes_read == 192 and l2.fetched == 0

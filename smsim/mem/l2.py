@@ -6,9 +6,9 @@ They cross this SM's port to L2 (:class:`~smsim.mem.queue.BandwidthQueue` at the
 bandwidth, at most ``sm_port_bytes_per_cycle``); a read's distinct lines take their turn at this SM's share of
 the device's read lookups (``read_lines_per_cycle``: requests of one sector per line are bound by it, whole
 lines by the bandwidth); they are looked up in the sectored cache (``lts__t_sectors_*`` counters): hits
-return after ``hit_latency_cycles`` (those that come later, DRAM's data, are the read's ``fetched``, which L1
-writes into its data array); a sector another request already missed on returns
-with that fill; misses go to DRAM, whole DRAM accesses at a time (``dram.access_bytes``: the neighbouring
+return after ``hit_latency_cycles``; a sector another request already missed on returns
+with that fill; misses go to DRAM (the read's ``fetched``, which L1 writes into its data array), whole DRAM
+accesses at a time (``dram.access_bytes``: the neighbouring
 sectors come along and are filled too), and are filled with their arrival cycle. Stores are
 write-allocate (a written sector is valid in L2) and are written on to DRAM at once (``dram__bytes_write``),
 which takes bandwidth but holds nobody up. A sector a store writes only in part
@@ -157,7 +157,7 @@ class L2:
         sb = spec.sector_bytes
         self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
         self.paid_lines = _NONE           # the lines the last write paid partial_write_cycles for
-        self.fetched = 0                  # sectors of the last read that were not L2 hits (DRAM's data)
+        self.fetched = 0                  # sectors of the last read this share fetched from DRAM
         self.others: dict = {}            # sectors other SMs brought into L2 (held_by_others), oldest first
         self.landing: dict = {}           # of those this SM has read: the cycle their data is there
         self.others_limit = self.size_bytes // sb   # how many are remembered (the builder allows one share for
@@ -217,15 +217,15 @@ class L2:
             self.sectors_read_hit += hits
         back = done + spec.hit_latency_cycles
         arrive = back
+        self.fetched = 0
         if misses:
             miss = cache.missed(sectors, status)
             if self.others:
                 miss, arrive = self._from_others(miss, done, back, count)
             if len(miss):
                 arrive = max(arrive, self._fetch(miss, back))
-        got = cache.arrivals(status, ready, back, arrive)
-        self.fetched = 0 if hits == len(sectors) else int(np.count_nonzero(got > back))
-        return got
+                self.fetched = len(miss)
+        return cache.arrivals(status, ready, back, arrive)
 
     def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
                        together: np.ndarray | None = None, block: int | None = None) -> None:
