@@ -79,6 +79,10 @@ def k_f64_exp(a):
     a[0] = math.exp(np.float64(a[0]))
 
 
+def k_float_atomic_max(a):
+    cuda.atomic.max(a, 0, np.float32(1.0))
+
+
 def k_int_pow(a, n):
     a[0] = n ** n
 
@@ -119,6 +123,8 @@ CASES = [
     (k_range_float, (A,), r"range\(\) arguments must be integers", "range(0.5)", ""),
     (k_slice, (A,), r"slices are not supported", "a[0:2]", "index every dimension"),
     (k_f64_exp, (A,), r"math.exp on float64 is not supported", "math.exp", "float32"),
+    (k_float_atomic_max, (A,), r"atomic.max on float32 is not supported by smsim's compiler",
+     "cuda.atomic.max(a, 0", "integer array"),
     (k_int_pow, (A, 3), r"integer \*\* integer needs a constant exponent", "n ** n", "float operands"),
     (k_recursion, (A,), r"calls itself", "dev_recursive(x)", "no recursion"),
     (k_float_bitand, (A,), r"operator & needs integers", "a[1] & 3", ""),

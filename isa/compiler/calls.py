@@ -395,6 +395,10 @@ class Calls:
             if T.is_float(dtype) and aop != "exch":
                 raise self.error(node, f"atomic {aop} needs an integer array")
             return f"b{T.bits(dtype)}"
+        if aop in ("max", "min") and T.is_float(dtype):
+            raise self.error(node, f"atomic.{aop} on {T.numpy_name(dtype)} is not supported by smsim's compiler (PTX "
+                             f"has no floating-point atom.{aop}: numba makes a compare-and-swap loop of it)",
+                             f"atomic.{aop} on an integer array, or compiler=\"numba\"")
         if aop in ("inc", "dec"):
             if dtype != "u32":
                 raise self.error(node, f"atomic.{aop} needs a uint32 array")
