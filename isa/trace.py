@@ -57,10 +57,16 @@ class OpInfo:
         self.cache_op = next((m for m in ins.mods if m in ("ca", "cg", "cs", "lu", "cv", "nc")), None)
         self.float_add = name in ("atom", "red") and (ins.type or "")[:1] == "f" and "add" in ins.mods
         self.barrier = name in ("bar", "barrier") and not ins.has("warp")
-        self.fence = name == "membar"
+        self.fence = fence_scope(ins.mods) if name == "membar" else ""   # a fence's scope ("": not one)
         self.branch = name == "bra"
         self.one_op = False               # a SASS atomic that adds its active lanes' count once (``.POPC``)
         self.rf: tuple = ()               # register-file banks it reads (the SASS stream's only)
+
+
+def fence_scope(mods) -> str:
+    """The scope of a ``membar``/``fence`` by its modifiers: "cta" (``.cta``, and the ``.proxy`` fences, which
+    order one thread's own accesses), "sys", or "gpu" (``membar.gl``, ``.gpu``, ``.cluster``)."""
+    return "sys" if "sys" in mods else "cta" if "cta" in mods or "proxy" in mods else "gpu"
 
 
 def _reg_operands(ops):

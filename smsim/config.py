@@ -143,6 +143,13 @@ class L1Spec:
                                       # wavefronts take a cycle each too (false: the shared pipe apart)
     fill_sector_cycles: float = 0.0   # with one_data_stage: the data stage's cycles per sector a cached load's
                                       # fill brings from DRAM, written into the data array (0: none)
+    fence_cta_cycles: float = 0.0     # a memory fence of the block's scope: from the SM's fence unit taking it to
+    fence_gpu_cycles: float = 0.0     # its warp's next instruction; of the GPU's scope (numba's threadfence)
+    fence_sys_cycles: float = 0.0     # and of the system's (0: at once)
+    fence_cta_interval_cycles: float = 0.0  # the SM's fence unit takes a fence of the block's scope every this
+    fence_gpu_interval_cycles: float = 0.0  # many cycles, of the GPU's, of the system's (0: any number at once)
+    fence_sys_interval_cycles: float = 0.0
+    fence_invalidates: bool = False   # a fence of the GPU's or the system's scope empties L1 (CCTL.IVALL)
 
 
 @dataclass(frozen=True)
@@ -372,7 +379,9 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
            "store_credits", "merge_sectors", "merge_lines", "cross_merge_window", "register_banks",
-           "write_request_cycles", "write_data_cycles", "write_buffer_cycles", "data_banks", "fill_sector_cycles"}
+           "write_request_cycles", "write_data_cycles", "write_buffer_cycles", "data_banks", "fill_sector_cycles",
+           "fence_cta_cycles", "fence_gpu_cycles", "fence_sys_cycles", "fence_cta_interval_cycles",
+           "fence_gpu_interval_cycles", "fence_sys_interval_cycles"}
 
 
 def _check(obj, prefix: str, source: str) -> None:

@@ -163,6 +163,11 @@ class L1Model(Component, Protocol):
         lanes get, which the data path carries, 0: its sectors')."""
         ...
 
+    def fence(self, t: float, scope: str) -> float:
+        """A memory fence of ``scope`` ("cta", "gpu" or "sys") issued at ``t``, once its warp's earlier memory
+        operations are as done as the scope asks: the cycle its warp may go on."""
+        ...
+
 
 class SharedMemoryModel(Component, Protocol):
     """The SM's shared memory and the per-sub-partition MIO queues in front of it."""

@@ -94,7 +94,8 @@ class SassInfo:
         self.mem: str | None = None
         self.cache_op: str | None = None
         self.float_add = False                   # an atomic float add (L2 chains them on one word)
-        self.barrier = self.fence = self.branch = False
+        self.barrier = self.branch = False
+        self.fence = ""                          # a fence's scope: "cta", "gpu", "sys" ("": not a fence)
         self.stall, self.read_sb, self.latency_cycles = 1, None, 0.0
         self.special = False
         self.resolve = 0.0
@@ -111,6 +112,12 @@ class SassInfo:
 
 
 _CONST = re.compile(r"c\[0x([0-9a-f]+)\]\[0x([0-9a-f]+)\]")
+
+
+def _fence_scope(parts: Sequence[str]) -> str:
+    """A SASS fence's scope by its opcode's parts: ``MEMBAR.SC.GPU`` "gpu", ``.SYS`` "sys", ``.CTA`` and the
+    ``FENCE.VIEW.ASYNC`` proxy fences "cta"."""
+    return "sys" if "SYS" in parts else "gpu" if "GPU" in parts else "cta"
 
 
 def _reads_parameters(operands: str) -> bool:
@@ -172,7 +179,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         info.rf = tuple(RF_UNITS[b] for b, n in enumerate(reads) if n)
         info.rf_book = tuple((RF_UNITS[b], n) for b, n in enumerate(reads) if n > 1)
         info.barrier = s.base == "BAR" and "ARV" not in s.opcode
-        info.fence = s.base in ("MEMBAR", "FENCE")
+        info.fence = _fence_scope(s.opcode.split(".")) if s.base in ("MEMBAR", "FENCE") else ""
         info.branch = s.base in ("BRA", "BRX", "JMP", "JMX", "RET", "CALL")
         info.resolve = (cfg.scheduler.branch_resolve_cycles if info.branch else
                         cfg.scheduler.reconverge_cycles if s.base == "BSYNC" else 0.0)

@@ -57,7 +57,7 @@ from .scheduler import Clock, SubPartition
 from .stats import Stats
 from .sass_stream import READ_SCOREBOARD_CYCLES
 from .special import SpecialRegisters
-from .warp import BRANCH, IMC_MISS, LONG, R, SHORT, WAIT, Timeline, Warp
+from .warp import BRANCH, IMC_MISS, LONG, MEMBAR, R, SHORT, WAIT, Timeline, Warp
 
 _THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
              "imad": R["math_pipe_throttle"], "sfu": R["math_pipe_throttle"], "sync": R["mio_throttle"],
@@ -199,7 +199,7 @@ class SM:
         #: :meth:`_issue_sass` does with it, ``(issue slots, stall, resolve, read scoreboard, results, result
         #: latency, pipe, its issue interval, the cycles it holds its sub-partition's dispatch (0: its slots
         #: only, :meth:`_hold`), the register-file banks it holds past its issue cycle)``
-        self.plain = [None if i.mem or i.barrier or i.special else
+        self.plain = [None if i.mem or i.barrier or i.special or i.fence else
                       (i.cost, i.stall, i.resolve, i.read_sb, i.results, i.latency_cycles, i.unit, e[0],
                        self._hold(i, spec.scheduler), i.rf_book)
                       for i, e in zip(self.infos, self.execs)] if replay is not None else []
@@ -656,6 +656,8 @@ class SM:
             self._memory(w, sub, info, t)
         elif info.barrier:
             w.block.arrive(w, t)
+        elif info.fence:
+            self._fence(w, info.fence, t)
         else:
             span = slots if slots > 1 else 1
             interval, latency, reason = self.execs[pc]
@@ -706,6 +708,8 @@ class SM:
             self._memory(w, sub, info, t, pos)
         elif info.barrier:
             w.block.arrive(w, t)
+        elif info.fence:
+            self._fence(w, info.fence, t)
         elif info.special:                     # S2UR: the SM's special-register unit, behind the MIO queue
             ready = self.special.read(sub.index, t)
             room = self.special.room_at(sub.index, t)
@@ -720,6 +724,13 @@ class SM:
         if not w.advance():
             self._exit(w, t + (slots if slots > 1 else 1), pc)
         return slots
+
+    def _fence(self, w: Warp, scope: str, t: float) -> None:
+        """``w`` issued a memory fence of ``scope`` at ``t`` (its earlier accesses done as the scope asks:
+        :meth:`Warp.refresh`): L1's fence unit takes it, and the warp waits for it (``membar``)."""
+        go = self.l1.fence(t, scope)
+        if go > w.fetch_at:
+            w.hold_fetch(go, MEMBAR)
 
     def _exit(self, w: Warp, t: float, pc: int) -> None:
         end = w.exit(t)

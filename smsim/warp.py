@@ -109,8 +109,10 @@ class Warp:
             for r in info.dsts:
                 if rr[r] > t:
                     t, reason = rr[r], why[r]
-            if info.fence and max(self.mem_done, self.fence_done) > t:
-                t, reason = max(self.mem_done, self.fence_done), MEMBAR
+            if info.fence:                 # the block's scope: loads back, stores sent; wider: stores at L2 too
+                done = self.mem_done if info.fence == "cta" or self.mem_done > self.fence_done else self.fence_done
+                if done > t:
+                    t, reason = done, MEMBAR
         self.ready_at, self.reason = t, reason
 
     # ------------------------------------------------------------------ what an issue did

@@ -1026,6 +1026,50 @@ def test_a_loads_sectors_from_dram_are_written_into_the_data_array_on_the_one_da
     assert _ld(l1, [0, 1, 2, 3], 0.0) == 110 and l1.data.busy == 1
 
 
+def test_a_fence_takes_the_sms_fence_unit_in_turn_after_the_sms_stores_and_empties_l1():
+    """l1.fence_* (docs/hardware/fence_hw.md): the SM's one fence unit takes a fence every
+    ``fence_{scope}_interval_cycles`` and its warp goes on ``fence_{scope}_cycles`` later; a GPU- or system-scope
+    fence waits for L2 to have every store the SM sent before it (any warp's; a block-scope one does not) and
+    empties L1 (``CCTL.IVALL``), so a load of what hit before goes to L2 again."""
+    l1, l2 = _l1(fence_cta_cycles=0.0, fence_gpu_cycles=250.0, fence_sys_cycles=1236.0,
+                 fence_cta_interval_cycles=4.3, fence_gpu_interval_cycles=10.8, fence_sys_interval_cycles=33.2,
+                 fence_invalidates=True)
+    assert l1.fence(0.0, "gpu") == 250.0                    # the unit free: taken at once
+    assert l1.fence(0.0, "gpu") == pytest.approx(260.8)     # the next in turn, 10.8 later
+    assert l1.fence(100.0, "sys") == 1336.0                 # the unit free again by 21.6
+    assert l1.fence(100.0, "cta") == pytest.approx(133.2)   # behind the system-scope one's 33.2
+    # a store sent at 200 that L2 has at 231 (tag 200..201, FakeL2: +30): a GPU fence at 210 starts then, a
+    # block-scope one does not wait for it
+    assert l1.access("st", "global", np.array([64, 65, 66, 67], np.int64), 1, False, 32, 200.0) == 231
+    assert l1.fence(210.0, "cta") == 210.0
+    assert l1.fence(210.0, "gpu") == 231.0 + 250.0
+    # what hit in L1 before a GPU fence misses after it; not after a block-scope one
+    assert _ld(l1, [0, 1], 1000.0) == 1110 and _ld(l1, [0, 1], 1200.0) == 1210
+    l1.fence(1300.0, "cta")
+    assert _ld(l1, [0, 1], 1400.0) == 1410
+    l1.fence(1500.0, "gpu")
+    reads = len([c for c in l2.calls if c[0] == "read"])
+    assert _ld(l1, [0, 1], 2000.0) == 2110 and len([c for c in l2.calls if c[0] == "read"]) == reads + 1
+    # without fence_invalidates L1 keeps its data; with no costs a fence is free
+    l1, _ = _l1()
+    _ld(l1, [0, 1], 0.0)
+    assert l1.fence(500.0, "gpu") == 500.0 and l1.fence(500.0, "sys") == 500.0
+    assert _ld(l1, [0, 1], 600.0) == 610
+
+
+@pytest.mark.parametrize("ptx, sass_opcode, scope", [
+    (("gl",), "MEMBAR.SC.GPU", "gpu"), (("cta",), "MEMBAR.SC.CTA", "cta"), (("sys",), "MEMBAR.SC.SYS", "sys"),
+    (("sc", "gpu"), "MEMBAR.ALL.GPU", "gpu"), (("acq_rel", "cluster"), "MEMBAR.ALL.GPU", "gpu"),
+    (("proxy", "async"), "FENCE.VIEW.ASYNC.S", "cta")])
+def test_a_fences_scope_comes_from_its_modifiers_in_ptx_and_sass(ptx, sass_opcode, scope):
+    """What L1.fence is told: numba's threadfence is membar.gl (MEMBAR.SC.GPU), threadfence_block membar.cta,
+    threadfence_system membar.sys; proxy fences order a thread's own accesses, as the block's scope does."""
+    from isa.trace import fence_scope
+    from smsim.sass_stream import _fence_scope
+    assert fence_scope(ptx) == scope
+    assert _fence_scope(sass_opcode.split(".")) == scope
+
+
 def test_shared_memory_mio_queue_fills_per_subpartition():
     s = SharedMemory(TINY.shared, 2)                  # mio_queue = 4
     s.access(0, "ld", LANES * 128, LANES, 4, 0.0)     # pipe busy 1..33: not queued (it starts at t + 1)

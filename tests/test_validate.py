@@ -269,9 +269,11 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # after that model, compared before it changed for them: 4.42% on them, 17 of 17 within 10%): 4.63%, 91.4%,
     # 6.70%, 95.7%, 92.1%, 99.3%, 0.100 over 291 cases. Then a fill's sectors from DRAM written into the data
     # array on that stage (l1.fill_sector_cycles, docs/hardware/conflict_overlap_hw.md; at this size the stage
-    # is seldom busy): 4.62%, 91.4%, 6.69%, 95.7%, 92.1%, 99.3%, 0.100
+    # is seldom busy): 4.62%, 91.4%, 6.69%, 95.7%, 92.1%, 99.3%, 0.100. Then fences as measured (l1.fence_*,
+    # docs/hardware/fence_hw.md; only homework.fence_store has one, 0.916 -> 0.968): 4.61%, 91.4%, 6.68%, 95.8%,
+    # 92.1%, 99.3%, 0.0997
     s = _pinned()
-    _at_least_as_good(s, 4.63, 0.914, 6.70, 0.956, 0.920, 0.993, 0.101)
+    _at_least_as_good(s, 4.61, 0.914, 6.69, 0.958, 0.920, 0.993, 0.0998)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
     # issue 13 asks within 15% on all: the worst is 21.2%, homework.atomic_max_f32 (numba's float atomic.max,
     # a strong load and a CAS loop whose retries depend on how the whole device's warps race for 64 bins; the

@@ -262,6 +262,10 @@ class SectorCache:
         self._clock[0] = 0
         self._rng[0] = seed_state(self.seed)
 
+    def invalidate(self) -> None:
+        """Drop every sector's data (a fence's ``CCTL.IVALL``); lines keep their ways and replacement order."""
+        self.valid.fill(False)
+
     def lookup(self, sectors: np.ndarray, now: float) -> tuple:
         """``(status, ready)`` per sector (int64 indices, distinct): status :data:`HIT`, :data:`PENDING` or
         :data:`MISS` (int8); ready the data's arrival cycle (NaN for a miss). Allocates nothing."""

@@ -54,6 +54,18 @@ forwarded as it lands: its lanes' bytes; ``docs/hardware/data_stage_hw.md``); th
 DRAM (L2's ``fetched``) are written into the array there, ``fill_sector_cycles`` each, booked in its free cycles
 from the request on (``docs/hardware/conflict_overlap_hw.md``).
 
+A memory fence (:meth:`L1.fence`; numba's ``threadfence`` is ``MEMBAR.SC.GPU``) issues once its warp's earlier
+accesses are done as its scope asks (the SM's :class:`smsim.warp.Warp` holds it: a block-scope fence until its
+loads are back and its stores have left the SM, a wider one until L2 has the stores too), then takes the SM's
+one fence unit, which starts a fence of scope ``s`` every ``fence_{s}_interval_cycles``, a wider one than the
+block's no sooner than L2 has every store the SM sent before it (any warp's: with 32 warps an SM storing and
+fencing, ``st_fence_s132``, 0.83 of the H200's time so, 0.57 waiting for the warp's own stores only), and its
+warp goes on
+``fence_{s}_cycles`` after the unit took it; a GPU- or system-scope fence empties L1 (``fence_invalidates``: the
+``CCTL.IVALL`` ptxas puts after it), so the loads after it read L2 (``docs/hardware/fence_hw.md``: 262 cycles a
+fence alone on an H200, an SM's fences 10.8 cycles apart, 1250 and 33 for the system's scope, the block's
+none and 4.3).
+
 Every stage here is a first-come first-served server whose timing depends only on the requests before
 it (and on L2 and HBM, which are queues of the same kind), so a request's whole journey is computed when
 it is submitted (:meth:`L1.access`, Lindley's recursion as in :mod:`smsim.mem.queue`): the caller gets its
@@ -111,6 +123,8 @@ class L1:
         self.joined = 0                   # sectors of stores that joined a waiting write
         self.from_l2 = False              # the latest load or atomic waited for L2 (for a missed or pending sector)
         self.fill_holds = 0               # stores that held the tag stage for a fill of their sectors to land
+        self.fence_free = 0.0             # cycle the SM's fence unit can take the next fence
+        self.written = 0.0                # cycle L2 has every store and atomic submitted so far
         self.counts = {k: 0 for k in ("requests_ld", "sectors_ld", "requests_st", "sectors_st", "hit_ld", "miss_ld",
                                       "requests_local", "sectors_local", "requests_atom", "sectors_atom",
                                       "requests_red", "sectors_red")}
@@ -165,6 +179,8 @@ class L1:
                                                             kind == "red", floating, whole))
         else:
             done = self._load(space, sectors, bypass, tend, t)
+        if kind != "ld" and done > self.written:
+            self.written = done
         leave = self.sent if self.sent > tend else start    # waiting for credits it keeps its place
         if leave > t:
             insort(self.waiting, leave)
@@ -258,6 +274,22 @@ class L1:
         if end > self.sent:
             self.sent = end
         return end
+
+    def fence(self, t: float, scope: str) -> float:
+        """A memory fence of ``scope`` ("cta", "gpu" or "sys") issued at ``t``: the SM's fence unit takes it in
+        turn, ``fence_{scope}_interval_cycles`` after the one before, and a fence wider than the block's once L2
+        has every store and atomic the SM sent before it, any warp's; the cycle its warp may go on,
+        ``fence_{scope}_cycles`` after the unit took it. A wider fence than the block's empties L1
+        (``fence_invalidates``)."""
+        spec = self.spec
+        interval, latency = getattr(spec, f"fence_{scope}_interval_cycles"), getattr(spec, f"fence_{scope}_cycles")
+        start = t if t > self.fence_free else self.fence_free
+        if scope != "cta" and self.written > start:
+            start = self.written
+        self.fence_free = start + interval
+        if scope != "cta" and spec.fence_invalidates:
+            self.cache.invalidate()
+        return start + latency
 
     def metrics(self, cycles: float) -> dict:
         """``l1tex__t_{requests,sectors}_pipe_lsu_mem_*`` (global loads, stores, atomics; local), lookup
