@@ -714,18 +714,20 @@ _FENCE = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" /
 def test_a_fence_costs_its_scope_and_waits_for_the_sms_stores_as_on_the_h200():
     """benchmarks/fence_hw.py, docs/hardware/fence_hw.md: cycles per loop iteration with a fence, at one warp an
     SM (its latency: 280 for threadfence, 1269 for threadfence_system, after a store L2 must have first 552) and
-    at 64 (the SM's fence unit: 10.8 cycles a GPU-scope fence, 4.3 a block-scope one), each within 10%; a
+    at 64 (the SM's fence unit: 10.8 cycles a GPU-scope fence, 4.3 a block-scope one), each within 10% (a
+    block-scope fence after a store, which does not wait for L2, 41.4 cycles, within 15%); a
     load of what hit L1 hits no more after a GPU-scope fence (0% on the H200, 95% without it)."""
     from benchmarks import fence_hw as F
     names = ("fma_fence_w1", "fma_fence_w64", "fma_fence_sys_w1", "fma_fence_cta_w64", "st_fence_w1",
-             "ld_l1_w1", "ld_l1_fence_w1")
+             "st_fence_cta_w1", "ld_l1_w1", "ld_l1_fence_w1")
     rows = [r for r in _FENCE["rows"] if r["name"] in names]
     sim_rows = F.simulated(rows)
     hw, sim = (F.hw_probe.per_step(rs, F.STEPS, fields=("name",)) for rs in (rows, sim_rows))
     for (name,) in hw:
         if name.startswith("ld_"):
             continue
-        assert sim[(name,)] == pytest.approx(hw[(name,)], rel=0.10), name
+        # a block-scope fence after a store waits for it to leave the SM, not for L2 (41.4 against 552.3)
+        assert sim[(name,)] == pytest.approx(hw[(name,)], rel=0.15 if name == "st_fence_cta_w1" else 0.10), name
     hit = {r["name"]: r["metrics"]["l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"]
            for r in sim_rows if r["n"] == F.STEPS[1]}
     assert hit["ld_l1_w1"] > 90 and hit["ld_l1_fence_w1"] < 5

@@ -60,11 +60,10 @@ loads are back and its stores have left the SM, a wider one until L2 has the sto
 one fence unit, which starts a fence of scope ``s`` every ``fence_{s}_interval_cycles``, a wider one than the
 block's no sooner than L2 has every store the SM sent before it (any warp's: with 32 warps an SM storing and
 fencing, ``st_fence_s132``, 0.83 of the H200's time so, 0.57 waiting for the warp's own stores only), and its
-warp goes on
-``fence_{s}_cycles`` after the unit took it; a GPU- or system-scope fence empties L1 (``fence_invalidates``: the
-``CCTL.IVALL`` ptxas puts after it), so the loads after it read L2 (``docs/hardware/fence_hw.md``: 262 cycles a
-fence alone on an H200, an SM's fences 10.8 cycles apart, 1250 and 33 for the system's scope, the block's
-none and 4.3).
+warp goes on ``fence_{s}_cycles`` after the unit took it; a GPU- or system-scope fence empties L1
+(``fence_invalidates``: the ``CCTL.IVALL`` ptxas puts after it), so the loads after it read L2
+(``docs/hardware/fence_hw.md``: 262 cycles a fence alone on an H200, an SM's fences 10.8 cycles apart, 1250 and
+33 for the system's scope, the block's none and 4.3).
 
 Every stage here is a first-come first-served server whose timing depends only on the requests before
 it (and on L2 and HBM, which are queues of the same kind), so a request's whole journey is computed when
