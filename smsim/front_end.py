@@ -17,8 +17,10 @@ the ``streams.empty_*`` and ``streams.launch_*`` kernels):
   once the first wave is over) takes a later burst of up to the blocks it holds at once (a token bucket,
   the GCRA: blocks of a many-wave stencil finish eight together and need not wait; the first wave's SMs
   all finish together, so its blocks get no such room); a block that takes a retired block's
-  slot starts ``launch.block_launch_cycles`` after its retirement (one block resident at a time, a copy's
-  blocks follow each other 330 cycles apart beyond their own time on an H200).
+  slot starts ``launch.block_launch_cycles`` after its retirement (one block of 256 threads resident at a
+  time, blocks that only write a word a thread follow each other 288 cycles apart beyond their own time on an
+  H200, whatever shared memory they hold: ``docs/hardware/block_launch_hw.md``; the H200 counts the warps
+  active through most of that wait, smsim does not).
 * **Cold instruction cache.** An SM's first instruction fetch of the kernel misses; every warp that
   starts before the code arrives waits for it (``no_instruction``), ``launch.icache_cold_cycles`` after
   the first warp's start. Sequential prefetch covers the rest of a short kernel's code, so later fetches

@@ -271,10 +271,12 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # array on that stage (l1.fill_sector_cycles, docs/hardware/conflict_overlap_hw.md; at this size the stage
     # is seldom busy): 4.62%, 91.4%, 6.69%, 95.7%, 92.1%, 99.3%, 0.100. Then fences as measured (l1.fence_*,
     # docs/hardware/fence_hw.md; only homework.fence_store has one, 0.916 -> 0.968): 4.61%, 91.4%, 6.68%, 95.8%,
-    # 92.1%, 99.3%, 0.0997
+    # 92.1%, 99.3%, 0.0997. Then a refill's launch 288 cycles, not 330 (docs/hardware/block_launch_hw.md; at this
+    # size only streams.copy_w4/_w8/_w16 move, 1.038/0.994/1.056 -> 1.014/0.979/1.049): 4.60%, 91.4%, 6.68%,
+    # 95.8%, 92.1%, 99.3%, 0.0997, the occupancy curve's worst point 5.6% -> 4.9%
     s = _pinned()
     _at_least_as_good(s, 4.61, 0.914, 6.69, 0.958, 0.920, 0.993, 0.0998)
-    assert s["occupancy_curve_max_error_pct"]["test"] <= 6.0
+    assert s["occupancy_curve_max_error_pct"]["test"] <= 5.0
     # issue 13 asks within 15% on all: the worst is 21.2%, homework.atomic_max_f32 (numba's float atomic.max,
     # a strong load and a CAS loop whose retries depend on how the whole device's warps race for 64 bins; the
     # H200 issues 1.27x smsim's instructions); 12.7% before it (workshop.grid_stride_2d, above; 4.8% before,
