@@ -18,7 +18,6 @@ warps active, DRAM bytes and the stall reasons.
 """
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 
@@ -94,11 +93,7 @@ def simulated(rows: list, **kw) -> list:
 
 
 def simulate(path: str) -> None:
-    rows = json.loads(pathlib.Path(path).read_text())["rows"]
-    for h, s in zip(rows, simulated(rows)):
-        hn, sn = h["metrics"]["gpu__time_duration.sum"], s["metrics"]["gpu__time_duration.sum"]
-        print(f"{h['mix']:6s} {h['threads']:5d} threads, {h['shared'] >> 10:4d} KB: H200 {hn / 1e3:7.1f} us "
-              f"smsim {sn / 1e3:7.1f} ({sn / hn:5.3f})", flush=True)
+    hw_probe.print_durations(path, simulated, 22, lambda r: f"{r['mix']} {r['threads']} x {r['shared'] >> 10} KB")
 
 
 def main(argv=None) -> int:

@@ -199,10 +199,17 @@ def simulated(rows: list, launch: Callable[[dict], tuple], **kw: Any) -> list:
     return out
 
 
-def print_durations(path: str, simulate_rows: Callable[[list], list], width: int = 14) -> None:
+def print_durations(path: str, simulate_rows: Callable[[list], list], width: int = 14,
+                    label: Callable[[dict], str] = lambda r: r["name"]) -> None:
     """Each row recorded in the probe's JSON at ``path`` beside smsim's (``simulate_rows``, a probe's
-    ``simulated``): the H200's duration, smsim's, and their ratio, a row a line as it is simulated."""
+    ``simulated``): :func:`print_beside`."""
     rows = json.loads(pathlib.Path(path).read_text())["rows"]
-    for hw, s in zip(rows, simulate_rows(rows)):
+    print_beside(rows, simulate_rows(rows), width, label)
+
+
+def print_beside(rows: list, sim: list, width: int = 14, label: Callable[[dict], str] = lambda r: r["name"]) -> None:
+    """The H200's duration of each of a probe's ``rows``, smsim's (``sim``, its rows in the same order) and their
+    ratio, a row a line under ``label(row)``."""
+    for hw, s in zip(rows, sim):
         h, m = hw["metrics"]["gpu__time_duration.sum"], s["metrics"]["gpu__time_duration.sum"]
-        print(f"{hw['name']:{width}s} H200 {h / 1e3:7.1f} us smsim {m / 1e3:7.1f} us ({m / h:4.2f})", flush=True)
+        print(f"{label(hw):{width}s} H200 {h / 1e3:7.1f} us smsim {m / 1e3:7.1f} us ({m / h:4.2f})", flush=True)

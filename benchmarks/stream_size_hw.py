@@ -123,9 +123,7 @@ def simulate(path: str) -> None:
     report(rows)
     print("smsim:")
     report(sim)
-    for h, s in zip(rows, sim):
-        print(f"{h['mix']:9s} {h['n'] >> 20:3d} M x {h['threads']:4d}: smsim / H200 "
-              f"{s['metrics']['gpu__time_duration.sum'] / h['metrics']['gpu__time_duration.sum']:5.3f}")
+    hw_probe.print_beside(rows, sim, 20, lambda r: f"{r['mix']} {r['n'] >> 20} M x {r['threads']}")
 
 
 def main(argv=None) -> int:

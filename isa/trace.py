@@ -64,9 +64,11 @@ class OpInfo:
 
 
 def fence_scope(mods) -> str:
-    """The scope of a ``membar``/``fence`` by its modifiers: "cta" (``.cta``, and the ``.proxy`` fences, which
-    order one thread's own accesses), "sys", or "gpu" (``membar.gl``, ``.gpu``, ``.cluster``)."""
-    return "sys" if "sys" in mods else "cta" if "cta" in mods or "proxy" in mods else "gpu"
+    """The scope of a fence by its PTX modifiers (``membar``/``fence``) or its SASS opcode's parts (``MEMBAR.SC.GPU``,
+    either case): "cta" (``.cta``, and the ``.proxy``/``.async`` fences, which order one thread's own accesses),
+    "sys", or "gpu" (``membar.gl``, ``.gpu``, ``.cluster``)."""
+    m = {x.lower() for x in mods}
+    return "sys" if "sys" in m else "cta" if m & {"cta", "proxy", "async"} else "gpu"
 
 
 def _reg_operands(ops):

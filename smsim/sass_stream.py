@@ -46,6 +46,7 @@ import re
 from typing import Any, Sequence
 
 from isa import sass as sass_mod
+from isa.trace import fence_scope
 
 from .config import MAX_REGISTER_BANKS
 from .front_end import PARAM_BANK_OFFSET
@@ -114,12 +115,6 @@ class SassInfo:
 _CONST = re.compile(r"c\[0x([0-9a-f]+)\]\[0x([0-9a-f]+)\]")
 
 
-def _fence_scope(parts: Sequence[str]) -> str:
-    """A SASS fence's scope by its opcode's parts: ``MEMBAR.SC.GPU`` "gpu", ``.SYS`` "sys", ``.CTA`` and the
-    ``FENCE.VIEW.ASYNC`` proxy fences "cta"."""
-    return "sys" if "SYS" in parts else "gpu" if "GPU" in parts else "cta"
-
-
 def _reads_parameters(operands: str) -> bool:
     """Whether a SASS instruction reads kernel parameters or ``.const`` data from the constant banks: bank 0
     from ``PARAM_BANK_OFFSET`` on, or another bank. The driver's words below the parameters (the block's
@@ -179,7 +174,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         info.rf = tuple(RF_UNITS[b] for b, n in enumerate(reads) if n)
         info.rf_book = tuple((RF_UNITS[b], n) for b, n in enumerate(reads) if n > 1)
         info.barrier = s.base == "BAR" and "ARV" not in s.opcode
-        info.fence = _fence_scope(s.opcode.split(".")) if s.base in ("MEMBAR", "FENCE") else ""
+        info.fence = fence_scope(s.opcode.split(".")) if s.base in ("MEMBAR", "FENCE") else ""
         info.branch = s.base in ("BRA", "BRX", "JMP", "JMX", "RET", "CALL")
         info.resolve = (cfg.scheduler.branch_resolve_cycles if info.branch else
                         cfg.scheduler.reconverge_cycles if s.base == "BSYNC" else 0.0)

@@ -1065,9 +1065,8 @@ def test_a_fences_scope_comes_from_its_modifiers_in_ptx_and_sass(ptx, sass_opcod
     """What L1.fence is told: numba's threadfence is membar.gl (MEMBAR.SC.GPU), threadfence_block membar.cta,
     threadfence_system membar.sys; proxy fences order a thread's own accesses, as the block's scope does."""
     from isa.trace import fence_scope
-    from smsim.sass_stream import _fence_scope
     assert fence_scope(ptx) == scope
-    assert _fence_scope(sass_opcode.split(".")) == scope
+    assert fence_scope(sass_opcode.split(".")) == scope
 
 
 def test_shared_memory_mio_queue_fills_per_subpartition():
