@@ -711,6 +711,7 @@ def test_a_fill_from_dram_takes_the_data_stage_a_cycle_a_sector_as_on_the_h200()
 _FENCE = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "fence_hw.json").read_text())
 
 
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
 def test_a_fence_costs_its_scope_and_waits_for_the_sms_stores_as_on_the_h200():
     """benchmarks/fence_hw.py, docs/hardware/fence_hw.md: cycles per loop iteration with a fence, at one warp an
     SM (its latency: 280 for threadfence, 1269 for threadfence_system, after a store L2 must have first 552) and
@@ -737,6 +738,7 @@ _BLOCK_LAUNCH = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hard
                            .read_text())
 
 
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
 def test_a_refill_starts_the_h200s_launch_time_after_its_slots_block_retires():
     """benchmarks/block_launch_hw.py, docs/hardware/block_launch_hw.md: 16 M elements written by 256-thread blocks
     that 224 KB of dynamic shared memory keeps one to an SM (496.5 blocks in turn, 410 cycles each on the H200)
