@@ -3,8 +3,12 @@
 Life of a block: the block scheduler (:meth:`SM.start`) makes resident as many of the blocks to time as
 the occupancy allows. A block runs on the functional interpreter when it is dispatched
 (:func:`isa.trace.trace_blocks`, together with the next blocks to dispatch, up to :data:`TRACE_LANES`
-lanes), which gives each warp its instruction stream and the addresses of its memory accesses; its warps,
-placed on sub-partition ``warp slot % sm.subpartitions``, then replay those streams against the clock.
+lanes), which gives each warp its instruction stream and the addresses of its memory accesses; its warps
+then replay those streams against the clock, each on a sub-partition: a block takes the lowest free warp
+slots, and its warp ``w`` runs on sub-partition ``(k + w) % sm.subpartitions``, ``k`` the block's slot on
+the SM (its first warp slot over its warps), so the warp 0s of resident blocks take the sub-partitions in turn
+(on an H200 the eight 8-warp blocks an SM holds put their warp 0s two on each, ``%warpid`` shows, and eight
+blocks whose warp 0 alone works run as fast as one: ``docs/hardware/warp_slot_hw.md``).
 When a block's last warp retires, the next block is dispatched in its place (the front end says when it
 starts: :meth:`smsim.front_end.FrontEnd.dispatch_at`). With ``l2.sharing`` the blocks around a timed block
 in the grid, which other SMs run, are run once too (:meth:`SM.neighbours`): the sectors they touch before it
@@ -250,10 +254,14 @@ class SM:
         if writes is not None:
             self.share_writes(*writes)
         code_at = self.front.code_ready(t)
-        for wt in block.trace.warps:
+        n = len(self.subs)
+        turn = None                       # the block's slot on the SM: where its warp 0 goes
+        for i, wt in enumerate(block.trace.warps):
             slot = self.free_slots.pop(0)
+            if turn is None:
+                turn = slot // self.warps_per_block
             stream = self.replay.stream(wt.pcs) if self.replay is not None else None
-            w = Warp(wt, block, slot, slot % len(self.subs), self.nregs, t, self.stats.stalls, self.infos,
+            w = Warp(wt, block, slot, (turn + i) % n, self.nregs, t, self.stats.stalls, self.infos,
                      self.recorder, code_at, stream)
             block.warps.append(w)
             self.subs[w.sp].add(w)

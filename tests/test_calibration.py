@@ -747,3 +747,30 @@ def test_a_refill_starts_the_h200s_launch_time_after_its_slots_block_retires():
     row = next(r for r in _BLOCK_LAUNCH["rows"] if (r["mix"], r["threads"], r["shared"]) == ("write", 256, 224 << 10))
     sim = B.simulated([row])[0]["metrics"]["gpu__time_duration.sum"]
     assert sim == pytest.approx(row["metrics"]["gpu__time_duration.sum"], rel=0.04)
+
+
+_WARP_SLOT = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "warp_slot_hw.json").read_text())
+
+
+def test_the_h200_puts_its_resident_blocks_warp_0s_on_its_sub_partitions_in_turn():
+    """benchmarks/warp_slot_hw.py's %warpid record: on every SM the warp 0s of its eight 8-warp blocks ran two on
+    each sub-partition, block k's warp w on (k + w) % 4, the rule smsim.sm.SM places warps by."""
+    assert _WARP_SLOT["warp0_histogram"] == {"[2, 2, 2, 2]": 132}
+    by_sm: dict = {}
+    for sm, wid, block, w in _WARP_SLOT["where"]["records"]:
+        by_sm.setdefault(sm, {}).setdefault(block, {})[w] = wid
+    for blocks in by_sm.values():
+        for k, block in enumerate(sorted(blocks)):          # blocks in the order they took their slots
+            assert [blocks[block][w] % 4 for w in range(8)] == [(k + w) % 4 for w in range(8)]
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_eight_blocks_whose_warp_0_alone_works_run_almost_as_fast_as_one_as_on_the_h200():
+    """warp_slot_hw.py's chains: warp 0 (or 3) of each 256-thread block runs two chains of 4096 dependent FMAs,
+    the rest exit; one block an SM takes 44.3 us, eight 50.1-50.3 on the H200. With every block's warp 0 on one
+    sub-partition (a warp's slot % 4, as smsim placed them before) eight took 161.7 us."""
+    from benchmarks import warp_slot_hw as W
+    rows = [r for r in _WARP_SLOT["rows"] if r["name"] in ("chain_b1_w0", "chain_b8_w0", "chain_b8_w3")]
+    for hw, sim in zip(rows, W.simulated(rows)):
+        assert sim["metrics"]["gpu__time_duration.sum"] == pytest.approx(hw["metrics"]["gpu__time_duration.sum"],
+                                                                          rel=0.07)
