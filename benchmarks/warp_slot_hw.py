@@ -96,9 +96,9 @@ def placement() -> dict:
     for sm, wid, block, w in rec.tolist():
         by_sm.setdefault(sm, []).append((block, w, wid))
     first_subs = []           # per SM: how many blocks' warp 0 ran on each sub-partition
-    for sm, ws in sorted(by_sm.items()):
+    for _, ws in sorted(by_sm.items()):
         subs = [0, 0, 0, 0]
-        for block, w, wid in ws:
+        for _block, w, wid in ws:
             if w == 0:
                 subs[wid % 4] += 1
         first_subs.append(sorted(subs, reverse=True))
