@@ -415,8 +415,10 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # 88.2%, 31.2%, 0.212 (the duration MAPE 0.07 points and the stall distance 0.002 worse; not taken apart
     # case by case). With the 14 `homework` kernels it compiles (above) and a fill's sectors from DRAM on L1's
     # data stage: 13.96%, 66.4%, 23.31%, 85.5%, 88.5%, 30.4%, 0.212 on 286 (the PTX stream's instruction counts
-    # of the new kernels are further from the H200's than the rest's; the two changes not taken apart)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.96, 0.664, 23.31, 0.854, 0.884, 0.304, 0.213)
+    # of the new kernels are further from the H200's than the rest's; the two changes not taken apart). A block's
+    # warp w on sub-partition (k + w) % 4 as measured (docs/hardware/warp_slot_hw.md): 13.96%, 66.8%, 23.32%,
+    # 85.5%, 88.5%, 30.4%, 0.212 (variant ratios 0.01 points worse on this fallback stream, better on the SASS one)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.96, 0.664, 23.33, 0.854, 0.884, 0.304, 0.213)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
