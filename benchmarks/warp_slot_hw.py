@@ -91,9 +91,9 @@ def placement() -> dict:
     out = cuda.to_device(np.zeros((blocks * warps, 4), np.int32))
     _where()[blocks, THREADS](out, np.int64(SPIN))
     cuda.synchronize()
-    rec = out.copy_to_host()
+    records = out.copy_to_host().tolist()
     by_sm: dict = {}
-    for sm, wid, block, w in rec.tolist():
+    for sm, wid, block, w in records:
         by_sm.setdefault(sm, []).append((block, w, wid))
     first_subs = []           # per SM: how many blocks' warp 0 ran on each sub-partition
     for _, ws in sorted(by_sm.items()):
@@ -102,8 +102,8 @@ def placement() -> dict:
             if w == 0:
                 subs[wid % 4] += 1
         first_subs.append(sorted(subs, reverse=True))
-    return dict(records=rec.tolist(), warp0_subpartitions_per_sm=first_subs,
-                warpids=sorted({wid for _, wid, _, _ in rec.tolist()}))
+    return dict(records=records, warp0_subpartitions_per_sm=first_subs,
+                warpids=sorted({wid for _, wid, _, _ in records}))
 
 
 def run(out_path: str, ncu: str) -> None:

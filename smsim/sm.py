@@ -255,11 +255,9 @@ class SM:
             self.share_writes(*writes)
         code_at = self.front.code_ready(t)
         n = len(self.subs)
-        turn = None                       # the block's slot on the SM: where its warp 0 goes
+        turn = self.free_slots[0] // self.warps_per_block   # the block's slot on the SM: where its warp 0 goes
         for i, wt in enumerate(block.trace.warps):
             slot = self.free_slots.pop(0)
-            if turn is None:
-                turn = slot // self.warps_per_block
             stream = self.replay.stream(wt.pcs) if self.replay is not None else None
             w = Warp(wt, block, slot, (turn + i) % n, self.nregs, t, self.stats.stalls, self.infos,
                      self.recorder, code_at, stream)
