@@ -54,13 +54,26 @@ class OpInfo:
         self.mem = name if op.kind == "mem" and name != "cvta" else None
         self.space = space_of(ins) if self.mem else None
         self.nbytes = ptxtypes.size(ins.type) * vector_width(ins) if self.mem else 0
-        self.cache_op = next((m for m in ins.mods if m in ("ca", "cg", "cs", "lu", "cv", "nc")), None)
+        self.cache_op = cache_op(name, ins.mods)
         self.float_add = name in ("atom", "red") and (ins.type or "")[:1] == "f" and "add" in ins.mods
         self.barrier = name in ("bar", "barrier") and not ins.has("warp")
         self.fence = fence_scope(ins.mods) if name == "membar" else ""   # a fence's scope ("": not one)
         self.branch = name == "bra"
         self.one_op = False               # a SASS atomic that adds its active lanes' count once (``.POPC``)
         self.rf: tuple = ()               # register-file banks it reads (the SASS stream's only)
+
+
+def cache_op(name: str, mods) -> str | None:
+    """A memory instruction's cache operator (``ca``, ``cg``, ``cs``, ``lu``, ``cv``, ``nc``; None: the default),
+    a strong load of the GPU's or the system's scope read as ``cv`` (fetched from L2 again, never from L1, which
+    is coherent only within a block): ``ld.volatile`` (PTX: ``.relaxed.sys``; SASS ``LDG.E.STRONG.SYS``, numba's
+    float ``atomic.max`` reads its word so) and ``ld.relaxed``/``ld.acquire`` of ``.gpu``, ``.cluster``, ``.sys``
+    (``docs/hardware/hot_lines_hw.md``: every such load of a warp reaches L2 on an H200)."""
+    op = next((m for m in mods if m in ("ca", "cg", "cs", "lu", "cv", "nc")), None)
+    if op is None and name == "ld" and ("volatile" in mods or (("relaxed" in mods or "acquire" in mods)
+                                                                 and "cta" not in mods)):
+        return "cv"
+    return op
 
 
 def fence_scope(mods) -> str:

@@ -178,6 +178,8 @@ class L2Spec:
                                       # "device": lines any earlier block brought, as long as the device's L2 keeps them
     usable_bytes: int = 0             # what a stream over the whole GPU can keep in L2 (0: all of size_bytes)
     read_lines_per_cycle: float = 0.0  # lines the device's L2 looks up for reads per cycle (0: no limit)
+    partitions: int = 1               # L2 partitions, each with a copy of a line SMs of both read (its slices'
+                                      # lookups serve its SMs' reads)
     completions_per_cycle: float = 0.0  # lines written in part the device's L2 completes per cycle (0: no limit)
 
     @property
@@ -411,6 +413,9 @@ def _check(obj, prefix: str, source: str) -> None:
         raise ConfigError(f"{source}: {prefix}partial_write_cycles = {obj.partial_write_cycles} must be 0 or at "
                           f"least {prefix}write_sector_cycles = {obj.write_sector_cycles} (a line written in part "
                           "costs the difference on top of its sectors)")
+    if isinstance(obj, L2Spec) and obj.slices % obj.partitions:
+        raise ConfigError(f"{source}: {prefix}partitions = {obj.partitions} must divide {prefix}slices = "
+                          f"{obj.slices} (each partition has as many slices)")
     if isinstance(obj, L2Spec) and obj.usable_bytes > obj.size_bytes:
         raise ConfigError(f"{source}: {prefix}usable_bytes = {obj.usable_bytes} exceeds {prefix}size_bytes = "
                           f"{obj.size_bytes}")

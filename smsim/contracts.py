@@ -90,8 +90,9 @@ class L2Model(Component, Protocol):
     paid_lines: np.ndarray            # the lines the last write was charged for as written in part
     fetched: int                      # sectors of the last read that this SM's share fetched from DRAM
 
-    def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
-        """The arrival cycle of each of ``sectors`` (sorted, distinct) requested at ``t``."""
+    def read(self, sectors: np.ndarray, t: float, block: int = -1) -> np.ndarray:
+        """The arrival cycle of each of ``sectors`` (sorted, distinct) requested at ``t`` by the grid's block
+        ``block`` (-1: not known; lines that several blocks read are the ones all SMs may read at once)."""
         ...
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,

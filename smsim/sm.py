@@ -796,7 +796,7 @@ class SM:
         sectors = coalesce.sectors(a, info.nbytes, l1.sector_bytes)
         nlines = coalesce.lines_of(sectors, l1.line_bytes // l1.sector_bytes)
         self.stats.sectors[pc] += len(sectors)
-        bypass = info.cache_op == "cg" or kind in ("atom", "red")
+        bypass = info.cache_op in ("cg", "cv") or kind in ("atom", "red")
         waves = carried = 0
         if kind == "ld" and not bypass and nlines > 1 and l1.data_banks:   # the data array's wavefronts
             lanes = far_lanes[0] if len(far_lanes) == 1 else np.concatenate(far_lanes)

@@ -774,3 +774,34 @@ def test_eight_blocks_whose_warp_0_alone_works_run_almost_as_fast_as_one_as_on_t
     for hw, sim in zip(rows, W.simulated(rows)):
         assert sim["metrics"]["gpu__time_duration.sum"] == pytest.approx(hw["metrics"]["gpu__time_duration.sum"],
                                                                           rel=0.07)
+
+
+_HOT_LINES = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "hot_lines_hw.json").read_text())
+
+
+def test_the_h200_looks_up_a_line_every_sm_reads_in_one_slice_of_each_of_two_partitions():
+    """benchmarks/hot_lines_hw.py's strong loads of one word from every SM: the busiest slice has half the word's
+    read requests (l2.partitions = 2) beside its share of the stream's; 64 bins in two chunks take as long as
+    one word, in one chunk twice as long (each line a slice's lookup, the chunk's slice for all SMs)."""
+    by = {r["name"]: r["metrics"] for r in _HOT_LINES["rows"]}
+    one, plain = by["atomic_above_k1_rand_o0"], by["plain_above_k64_rand_o0"]
+    stream = plain["lts__t_requests_srcunit_tex_op_read.sum"]       # the values' and indices' loads alone
+    hot = one["lts__t_requests_srcunit_tex_op_read.sum"] - stream
+    busiest = one["lts__t_requests_srcunit_tex_op_read.max"] - stream / 96
+    assert busiest / hot == pytest.approx(0.5, abs=0.03)
+    t = {k: by[f"atomic_above_{k}"]["gpu__time_duration.sum"] for k in ("k1_rand_o0", "k64_rand_o0", "k64_rand_o96")}
+    assert t["k64_rand_o96"] == pytest.approx(t["k1_rand_o0"], rel=0.03)
+    assert t["k64_rand_o0"] == pytest.approx(2 * t["k1_rand_o0"], rel=0.03)
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_strong_loads_of_lines_every_sm_reads_take_their_slices_time_as_on_the_h200():
+    """hot_lines_hw.py: 16 M strong loads (numba's float atomic.max, no swap) of one word 162.0 us on the H200, of
+    64 bins in one 512-byte chunk 318.6, in two 163.9. smsim read them from L1 (68.5 us each) until a strong load
+    went to L2 and a slice looked up the lines of every SM of its partition."""
+    from benchmarks import hot_lines_hw as H
+    rows = [r for r in _HOT_LINES["rows"]
+            if r["name"] in ("atomic_above_k1_rand_o0", "atomic_above_k64_rand_o0", "atomic_above_k64_rand_o96")]
+    for hw, sim in zip(rows, H.simulated(rows)):
+        assert sim["metrics"]["gpu__time_duration.sum"] == pytest.approx(hw["metrics"]["gpu__time_duration.sum"],
+                                                                          rel=0.12)

@@ -354,19 +354,45 @@ def test_l2_write_allocates_and_writes_dram_and_atomics_are_counted():
     assert _l2(100).size_bytes == 1024                   # at least one set
 
 
-def test_l2_read_lookups_limit_requests_of_one_sector_per_line():
-    spec = dataclasses.replace(TINY.l2, read_lines_per_cycle=2.0)
-    l2 = L2(spec, 1 << 16, BandwidthQueue(1024.0), _dram(), seed=0, busy=4)   # this SM's half a line a cycle
-    lines = np.arange(0, 64, 4, dtype=np.int64)           # 16 sectors in 16 lines: 32 cycles of lookups
-    l2.cache.fill(lines, 0.0)
-    assert l2.read(lines, 0.0).tolist() == [32.0 + 20] * 16
-    whole = np.arange(1000, 1016, dtype=np.int64)          # 16 sectors in 4 lines, held: 8 more cycles
-    l2.cache.fill(whole, 0.0)
-    assert l2.read(whole, 0.0).tolist() == [40.0 + 20] * 16
-    assert l2.lookups.bytes == 20                          # lines looked up
+def _lookups(partitions: int = 1, busy: int = 4) -> L2:
+    # 4 slices each looking up a line in 2 cycles (slices / read_lines_per_cycle = 4 / 2)
+    spec = dataclasses.replace(TINY.l2, read_lines_per_cycle=2.0, slices=4, slice_bytes=512, partitions=partitions)
+    l2 = L2(spec, 1 << 20, BandwidthQueue(1024.0), _dram(), seed=0, busy=busy)
+    l2.cache.fill(np.arange(0, 4096, dtype=np.int64), 0.0)        # every sector below is held: no DRAM
+    return l2
+
+
+def test_l2_read_lookups_serve_this_sms_share_of_the_slices():
+    """A block's own lines, one sector each, are looked up at this SM's share of the device's rate (2 lines a
+    cycle for 4 busy SMs: half a line a cycle), the other SMs' lookups spread over all slices."""
+    l2 = _lookups()
+    assert l2.line_cycles == 2.0 and l2.look_slices == 4
+    last = 0.0
+    for r in range(100):                                    # 4 lines a request, 400 lines: 800 cycles
+        lines = (np.arange(4) + 4 * r) * 4 * 4               # one line in each of 4 chunks: sector 0 of each
+        last = float(l2.read(lines.astype(np.int64), 0.0, block=7).max())
+    assert l2.looked == 400 and l2.looked_shared == 0
+    assert 800 <= last - 20 <= 880          # hit latency 20; the hash puts some requests' 4 chunks on fewer slices
     free = _l2()                                            # tiny: no limit, only the port (16 x 32 B / 64)
+    lines = np.arange(0, 64, 4, dtype=np.int64)
     free.cache.fill(lines, 0.0)
-    assert free.read(lines, 0.0).tolist() == [8.0 + 20] * 16 and free.lookups is None
+    assert free.read(lines, 0.0).tolist() == [8.0 + 20] * 16 and free.line_cycles == 0
+
+
+def test_a_line_every_block_reads_is_looked_up_at_its_slice_for_all_sms_of_a_partition():
+    """The same line read by the blocks in turn (a histogram's bins by strong loads): the other SMs read it
+    too, at its one slice: each lookup takes 2 cycles for each of the 4 busy SMs; with two partitions, each
+    with a copy, for the 2 SMs of one."""
+    def hot(l2: L2, blocks) -> float:
+        t = 0.0
+        for r in range(100):
+            t = float(l2.read(np.array([8], np.int64), 0.0, block=blocks[r % len(blocks)]).max())
+        return t - 20
+    assert 760 <= hot(_lookups(), (0, 1)) <= 800    # shared from the second: about 100 x 4 x 2 (the first not)
+    assert 380 <= hot(_lookups(partitions=2), (0, 1)) <= 400
+    # one block's own line: 2 cycles each, and a quarter of the 3 other SMs' lookups (theirs are of other lines)
+    assert hot(_lookups(), (3,)) == pytest.approx(100 * (2 + 3 * 2 / 4), abs=2)
+    assert hot(_lookups(busy=1), (0, 1)) == 200              # no other SM
 
 
 def test_the_device_l2_holds_what_earlier_blocks_brought_and_tells_waves_apart():
@@ -583,7 +609,7 @@ class FakeL2:
     def __init__(self):
         self.calls: list = []
 
-    def read(self, sectors, t):
+    def read(self, sectors, t, block=-1):
         self.calls.append(("read", list(sectors), t))
         return np.full(len(sectors), t + 100.0)
 
@@ -1067,6 +1093,18 @@ def test_a_fences_scope_comes_from_its_modifiers_in_ptx_and_sass(ptx, sass_opcod
     from isa.trace import fence_scope
     assert fence_scope(ptx) == scope
     assert fence_scope(sass_opcode.split(".")) == scope
+
+
+@pytest.mark.parametrize("name, mods, op", [
+    ("ld", ("global",), None), ("ld", ("global", "cg"), "cg"), ("ld", ("volatile",), "cv"),
+    ("ld", ("volatile", "global"), "cv"), ("ld", ("relaxed", "gpu", "global"), "cv"),
+    ("ld", ("acquire", "sys"), "cv"), ("ld", ("relaxed", "cta", "global"), None), ("st", ("volatile",), None),
+    ("ld", ("global", "nc"), "nc")])
+def test_a_strong_load_of_the_gpus_or_the_systems_scope_reads_l2_as_cv(name, mods, op):
+    """numba's float atomic.max reads its word by ld.volatile (LDG.E.STRONG.SYS): every one reaches L2 on an H200
+    (docs/hardware/hot_lines_hw.md); a block-scope strong load may be served by L1."""
+    from isa.trace import cache_op
+    assert cache_op(name, mods) == op
 
 
 def test_shared_memory_mio_queue_fills_per_subpartition():

@@ -106,7 +106,7 @@ def test_every_preset_value_cites_a_source(name):
     assert _uncommented_lines(text) == []
     assigned = sum(1 for line in text.splitlines() if _ASSIGN.match(line))
     leaves = sum(len(dataclasses.fields(section)) for section in _sections(load(name)))
-    assert assigned == leaves == 132                      # every key of every section, each on its own line
+    assert assigned == leaves == 133                      # every key of every section, each on its own line
 
 
 def _sections(cfg: Config) -> list:
@@ -228,6 +228,14 @@ def test_bad_policy_and_replacement_names(tmp_path):
     with pytest.raises(ConfigError, match=r"l2\.sharing = 'all'; choose one of private, neighbours"):
         load("h200", {"l2.sharing": "all"})
     assert load("h200", {"l2.sharing": "private"}).l2.sharing == "private"
+
+
+def test_l2_partitions_divide_its_slices():
+    with pytest.raises(ConfigError, match=r"l2\.partitions = 5 must divide l2\.slices = 96"):
+        load("h200", {"l2.partitions": 5})
+    with pytest.raises(ConfigError, match=r"l2\.partitions = 0 must be > 0"):
+        load("h200", {"l2.partitions": 0})
+    assert load("h200").l2.partitions == 2 and load("v100").l2.partitions == 1
 
 
 def test_usable_l2_is_at_most_its_size_and_zero_means_all_of_it():

@@ -273,9 +273,11 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # docs/hardware/fence_hw.md; only homework.fence_store has one, 0.916 -> 0.968): 4.61%, 91.4%, 6.68%, 95.8%,
     # 92.1%, 99.3%, 0.0997. Then a refill's launch 288 cycles, not 330 (docs/hardware/block_launch_hw.md; at this
     # size only streams.copy_w4/_w8/_w16 move, 1.038/0.994/1.056 -> 1.014/0.979/1.049): 4.60%, 91.4%, 6.68%,
-    # 95.8%, 92.1%, 99.3%, 0.0997, the occupancy curve's worst point 5.6% -> 4.9%
+    # 95.8%, 92.1%, 99.3%, 0.0997, the occupancy curve's worst point 5.6% -> 4.9%. Then strong loads read from L2
+    # and the slices' read lookups, a line every SM reads one slice's work (docs/hardware/hot_lines_hw.md; at this
+    # size the gathers move by under 1%): 4.60%, 91.8%, 6.66%, 96.0%, 92.1%, 99.3%, 0.0996
     s = _pinned()
-    _at_least_as_good(s, 4.61, 0.914, 6.69, 0.958, 0.920, 0.993, 0.0998)
+    _at_least_as_good(s, 4.61, 0.917, 6.69, 0.959, 0.920, 0.993, 0.0998)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.0
     # issue 13 asks within 15% on all: the worst is 21.2%, homework.atomic_max_f32 (numba's float atomic.max,
     # a strong load and a CAS loop whose retries depend on how the whole device's warps race for 64 bins; the
@@ -417,8 +419,10 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # data stage: 13.96%, 66.4%, 23.31%, 85.5%, 88.5%, 30.4%, 0.212 on 286 (the PTX stream's instruction counts
     # of the new kernels are further from the H200's than the rest's; the two changes not taken apart). A block's
     # warp w on sub-partition (k + w) % 4 as measured (docs/hardware/warp_slot_hw.md): 13.96%, 66.8%, 23.32%,
-    # 85.5%, 88.5%, 30.4%, 0.212 (variant ratios 0.01 points worse on this fallback stream, better on the SASS one)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.96, 0.664, 23.33, 0.854, 0.884, 0.304, 0.213)
+    # 85.5%, 88.5%, 30.4%, 0.212 (variant ratios 0.01 points worse on this fallback stream, better on the SASS one).
+    # Strong loads read from L2 and the slices' read lookups (docs/hardware/hot_lines_hw.md): 13.96%, 66.8%,
+    # 23.331%, 85.5%, 88.5%, 30.4%, 0.212 (the variant ratios 0.01 points worse again)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.96, 0.664, 23.34, 0.854, 0.884, 0.304, 0.213)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):

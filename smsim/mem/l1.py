@@ -121,6 +121,7 @@ class L1:
         self.n_open = 0                   # lines of the stores noted there so far
         self.joined = 0                   # sectors of stores that joined a waiting write
         self.from_l2 = False              # the latest load or atomic waited for L2 (for a missed or pending sector)
+        self.block = -1                   # the grid's block of the request being served (-1: not known)
         self.fill_holds = 0               # stores that held the tag stage for a fill of their sectors to land
         self.fence_free = 0.0             # cycle the SM's fence unit can take the next fence
         self.written = 0.0                # cycle L2 has every store and atomic submitted so far
@@ -142,6 +143,7 @@ class L1:
         data-array wavefronts, ``l1.data_banks``; ``carried``: the bytes its lanes get, 0: its sectors')."""
         spec = self.spec
         self._count(kind, space, len(sectors))
+        self.block = warp >> 6 if warp >= 0 else -1       # the grid's block whose warp asks (warp: block << 6 | w)
         start = t if t > self.tag_free else self.tag_free
         self.from_l2 = kind == "atom"
         if kind == "st" and spec.store_waits_fill and not merged:
@@ -345,7 +347,7 @@ class L1:
         arrive = back if latest < back else latest       # hits: back; pending fills: when they land
         if need:
             ask = self.port_free + spec.hit_latency_cycles   # the misses go out after the writes before them
-            got = self.l2.read(miss, back if back > ask else ask)
+            got = self.l2.read(miss, back if back > ask else ask, self.block)
             if not bypass:
                 self.cache.fill(miss, got)
             last = float(got.max())

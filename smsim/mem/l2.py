@@ -3,9 +3,11 @@ the L2 bandwidth, in front of :class:`~smsim.mem.dram.Dram`.
 
 Life of a request: L1 sends the sectors it missed (or a store's sectors, or an atomic's) at cycle ``t``.
 They cross this SM's port to L2 (:class:`~smsim.mem.queue.BandwidthQueue` at the SM's share of L2
-bandwidth, at most ``sm_port_bytes_per_cycle``); a read's distinct lines take their turn at this SM's share of
-the device's read lookups (``read_lines_per_cycle``: requests of one sector per line are bound by it, whole
-lines by the bandwidth); they are looked up in the sectored cache (``lts__t_sectors_*`` counters): hits
+bandwidth, at most ``sm_port_bytes_per_cycle``); a read's distinct lines take their turn at their slices'
+lookups (:meth:`L2._look_up`: a line ``slices / read_lines_per_cycle`` cycles of a slice of this SM's L2
+partition, the other SMs' lookups joining the backlogs, on the same slices for lines other blocks read too:
+requests of one sector per line are bound by it, whole lines by the bandwidth, lines every SM reads by their
+slice); they are looked up in the sectored cache (``lts__t_sectors_*`` counters): hits
 return after ``hit_latency_cycles``; a sector another request already missed on returns
 with that fill; misses go to DRAM (the read's ``fetched``, which L1 writes into its data array), whole DRAM
 accesses at a time (``dram.access_bytes``: the neighbouring
@@ -82,7 +84,7 @@ import numpy as np
 
 from ..config import L2Spec
 from ..contracts import DramModel, level_metrics
-from ..fast import cache, coalesce
+from ..fast import cache
 from ..fast.cache import SectorCache
 from ..registry import L2_MODELS
 from .queue import BandwidthQueue
@@ -107,6 +109,10 @@ def forget_oldest(table: dict, limit: int) -> list:
 #: distinct sectors a slice's float adds interleave from which a float add never waits for the previous one on
 #: its sector (``float_atomic_cycles / HOT_SECTORS`` is then below ``atomic_op_cycles``)
 HOT_SECTORS = 4
+
+
+#: :attr:`L2.look_first`'s mark of a chunk that several blocks have read
+SHARED = -2
 
 
 #: the first line of the dirty data L2 holds when a kernel starts (``l2.dirty_at_start_bytes``): far above any
@@ -146,8 +152,15 @@ class L2:
         self.cache = SectorCache(self.size_bytes, spec.line_bytes, spec.sector_bytes, spec.assoc,
                                  spec.replacement, seed)
         self.port = port
-        #: the device's read lookups, one per line a request touches, shared by the ``busy`` SMs alike
-        self.lookups = BandwidthQueue(spec.read_lines_per_cycle / busy) if spec.read_lines_per_cycle else None
+        #: the read lookups (:meth:`_look_up`): this SM's partition's slices, each a line every ``line_cycles``
+        parts = spec.partitions
+        self.look_slices = spec.slices // parts
+        self.line_cycles = spec.slices / spec.read_lines_per_cycle if spec.read_lines_per_cycle else 0.0
+        self.look_sharers = max(busy / parts, 1.0)     # the SMs whose reads this SM's partition serves
+        self.look_free = np.zeros(self.look_slices)    # cycle each has done its backlog
+        self.look_shared = np.zeros(self.look_slices)  # this SM's lookups there of lines another block read too
+        self.look_first: dict = {}                     # slice_bytes chunk -> the block that read it first, or SHARED
+        self.looked = self.looked_shared = 0           # lookups so far; of those, of lines shared so
         self.sectors_read = self.sectors_read_hit = self.sectors_write = self.sectors_atomic = 0
         self.atomic_ops = self.red_ops = 0  # operations of atomics (per sector, in turn), of those reductions
         self.partial_writes = 0           # sectors a store writes in part
@@ -197,17 +210,17 @@ class L2:
         if len(held):
             self.cache.fill(held, ready)
 
-    def read(self, sectors: np.ndarray, t: float) -> np.ndarray:
-        """Arrival cycle of each of ``sectors`` requested at ``t``."""
-        return self._get(sectors, t, True)
+    def read(self, sectors: np.ndarray, t: float, block: int = -1) -> np.ndarray:
+        """Arrival cycle of each of ``sectors`` requested at ``t`` by the grid's block ``block`` (-1: unknown)."""
+        return self._get(sectors, t, True, block)
 
-    def _get(self, sectors: np.ndarray, t: float, count: bool) -> np.ndarray:
+    def _get(self, sectors: np.ndarray, t: float, count: bool, block: int = -1) -> np.ndarray:
         """:meth:`read`'s arrivals; ``count``: a read's (``lts__t_sectors_srcunit_tex_op_read``), not an
         atomic's."""
         spec = self.spec
         _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
-        if count and self.lookups is not None:
-            _, looked = self.lookups.transfer(t, coalesce.lines_of(sectors, self.cache.sectors_per_line))
+        if count and self.line_cycles:
+            looked = self._look_up(sectors, t, block)
             if looked > done:
                 done = looked
         status, ready = self.cache.lookup(sectors, done)
@@ -226,6 +239,40 @@ class L2:
                 arrive = max(arrive, self._fetch(miss, back))
                 self.fetched = len(miss)
         return cache.arrivals(status, ready, back, arrive)
+
+    def _look_up(self, sectors: np.ndarray, t: float, block: int) -> float:
+        """The read lookups of ``sectors`` (a request of ``block``'s at ``t``): each distinct line takes
+        ``line_cycles`` of its slice (``slices / read_lines_per_cycle``), one of this SM's partition's
+        (``l2.partitions``: a line every SM reads is looked up in one slice of each), its ``slice_bytes`` chunk
+        placed by :meth:`_slices`'s hash: the cycle the last is done. The slices serve the ``busy`` SMs of the
+        partition alike: after this SM's own lines, the other SMs' as many join the backlogs, spread as this
+        SM's lookups of lines that other blocks read too (the device's hot lines: every block's strong loads of a
+        histogram's bins, ``docs/hardware/hot_lines_hw.md``), the rest evenly (a stream's, a block's own
+        lines: the other SMs read other lines, on all slices)."""
+        spec = self.spec
+        lines = np.unique(sectors // self.cache.sectors_per_line)
+        chunks = lines // max(1, spec.slice_bytes // spec.line_bytes)
+        units = self._slices(chunks * (spec.slice_bytes // spec.sector_bytes), self.look_slices)
+        free, c, firsts = self.look_free, self.line_cycles, self.look_first
+        done = t
+        for ch, u in zip(chunks.tolist(), units.tolist()):
+            start = free[u] if free[u] > t else t
+            free[u] = start + c
+            if free[u] > done:
+                done = free[u]
+            first = firsts.setdefault(ch, block)
+            if first != block and block >= 0:         # another block's too: so from now on (SHARED)
+                firsts[ch] = SHARED
+                self.look_shared[u] += 1
+                self.looked_shared += 1
+        n = len(lines)
+        self.looked += n
+        if self.look_sharers > 1.0:
+            others = (self.look_sharers - 1.0) * n * c
+            np.maximum(free, t, out=free)
+            free += others * ((self.look_shared + (self.looked - self.looked_shared) / self.look_slices)
+                              / self.looked)
+        return float(done)
 
     def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
                        together: np.ndarray | None = None, block: int | None = None) -> None:
@@ -532,10 +579,11 @@ class L2:
         for u, sec in zip(units[keep].tolist(), sectors[keep].tolist()):
             self.others_sectors.setdefault(u, set()).add(sec)
 
-    def _slices(self, sectors: np.ndarray) -> np.ndarray:
-        """The slice holding each of ``sectors``: a hash spreads the ``slice_bytes`` chunks over the slices."""
+    def _slices(self, sectors: np.ndarray, slices: int = 0) -> np.ndarray:
+        """The slice holding each of ``sectors``: a hash spreads the ``slice_bytes`` chunks over the slices (or
+        over ``slices``, one partition's)."""
         spec = self.spec
-        return (sectors // (spec.slice_bytes // spec.sector_bytes) * 2654435761 & 0xFFFFFFFF) % spec.slices
+        return (sectors // (spec.slice_bytes // spec.sector_bytes) * 2654435761 & 0xFFFFFFFF) % (slices or spec.slices)
 
     def _note_sectors(self, sectors: np.ndarray, units: np.ndarray) -> None:
         """Remember the distinct sectors float adds have named at each unit (a few: from ``HOT_SECTORS`` on, a
