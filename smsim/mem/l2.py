@@ -160,7 +160,7 @@ class L2:
         self.look_free = np.zeros(self.look_slices)    # cycle each has done its backlog
         self.look_shared = np.zeros(self.look_slices)  # this SM's lookups there of lines another block read too
         self.look_first: dict = {}                     # slice_bytes chunk -> the block that read it first, or SHARED
-        self.looked = self.looked_shared = 0           # lookups so far; of those, of lines shared so
+        self.looked = self.looked_shared = 0           # lookups so far; of those, into chunks other blocks read
         self.sectors_read = self.sectors_read_hit = self.sectors_write = self.sectors_atomic = 0
         self.atomic_ops = self.red_ops = 0  # operations of atomics (per sector, in turn), of those reductions
         self.partial_writes = 0           # sectors a store writes in part
