@@ -167,6 +167,8 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
         sm.share_writes = l2.written_by_others
         sm.release_l2 = l2.released
         sm.share_atomics = getattr(l2, "atomics_by_others", None)
+        if hasattr(l2, "device_holds"):
+            l2.device_holds = sm.device.cache.contains
         # what other SMs write and merge, remembered for every resident block (what the device's L2 holds of
         # a block's sectors is held for it while it runs: L2.held_by_others with its block, L2.released)
         l2.others_limit *= max(1, the_plan.occupancy.blocks_per_sm)

@@ -1941,6 +1941,23 @@ def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():
     assert hbm.bytes_write == 3 * 32
 
 
+def test_an_atomics_line_is_written_back_when_the_share_lets_it_go_unless_the_devices_l2_still_holds_it():
+    """docs/hardware/atomic_dirty_hw.md: float adds into y in turn write y back on an H200 (53 MB for 64), at
+    random over 16 MB write nothing (every SM keeps taking its lines: the device's L2 keeps them)."""
+    from smsim.mem.l2_write_back import WriteBackL2
+    for device, written in ((None, 2), (lambda s: s == 4, 1), (lambda s: s >= 0, 0)):
+        hbm = _dram()
+        l2 = WriteBackL2(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)   # one set of 8 lines of 4 sectors
+        l2.device_holds = None if device is None else (lambda s, f=device: np.array([f(x) for x in s.tolist()]))
+        l2.atomic(_sectors(0), 0.0, np.array([1]))     # lines 0 and 1: an atomic's sector each, whole
+        l2.atomic(_sectors(4), 1.0, np.array([1]))
+        assert l2.n_dirty == 2 and l2.n_part == 0
+        for line in range(2, 10):                     # the share lets lines 0 and 1 go
+            l2.read(_sectors(4 * line), 10.0 + line)
+        assert hbm.bytes_write == 32 * written and l2.written_back == written and l2.completed == 0
+        assert l2.kept_by_device == 2 - written and l2.n_dirty == 0
+
+
 def test_a_sector_blocks_of_several_sms_store_into_is_written_back_once_whole_by_one_of_them():
     from smsim.mem.l2_write_back import WriteBackL2
     hbm = _dram()

@@ -4,10 +4,15 @@ Life of a store: L1 writes a store's sectors through to L2 (:meth:`WriteBackL2.w
 as the write-through model does, but writes nothing to DRAM: each sector becomes dirty, with the bytes written
 into it so far (a sector L2 already held is complete, whatever the store covers; so is one other SMs' blocks
 touched, which the device's L2 holds, once this SM's share has had to complete sectors: the device's have been
-completed too). Life of a dirty sector: when a fill (a read miss, a store, an atomic) evicts its line, or when
-more than ``l2.dirty_bytes`` (this SM's share; 0: no limit) are dirty and its line is the oldest dirtied, the
-line's dirty sectors are written to DRAM (``dram__bytes_write``, each written byte holding HBM's bus
-``1 + dram.write_turnaround`` times as long as a read one), and the store that pushed them out waits until
+completed too). An atomic's sectors become dirty too, whole (L2 read them to perform it); when this SM's share
+lets such a line go, the device's L2 (``l2.sharing = "device"``: :class:`smsim.mem.l2.DeviceL2`, every block's
+sectors in block order) decides: a line it still holds stays dirty there (other SMs' atomics keep taking it: a
+histogram, adds scattered over 16 MB, which an H200 never writes back), one it let go too is written back
+(adds into a vector in turn, each line taken once: ``docs/hardware/atomic_dirty_hw.md``). Life of a dirty
+sector: when a fill (a read miss, a store, an atomic) evicts its line, or when more than ``l2.dirty_bytes``
+(this SM's share; 0: no limit) are dirty and its line is the oldest dirtied, the line's dirty sectors are
+written to DRAM (``dram__bytes_write``, each written byte holding HBM's bus ``1 + dram.write_turnaround``
+times as long as a read one), and the store that pushed them out waits until
 HBM starts on them; one that was only written in part is first read from DRAM, the sector alone, to complete
 it (HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32 bytes per partly written
 sector, 73.5 MB for 8 MB of input), and written once that read is back. L2 keeps ``l2.partial_bytes`` of
@@ -29,8 +34,8 @@ SMs store into too, at the same point of their code and about the same time (:me
 scatter within a window four blocks share), is one dirty sector of the device's L2, written back once: by
 this SM's share one time in as many as write it (a lot), where it has the bytes all of them write, each as
 much as this SM's stores (filled between them, it is not read to complete it); in the others' shares it is
-not dirty (it takes the slices' time and a place in the share all the same). Everything else (reads,
-atomics, the slices' merging of partial writes, the DRAM access granularity) is :class:`smsim.mem.l2.L2`'s.
+not dirty (it takes the slices' time and a place in the share all the same). Everything else (reads, the
+atomics themselves, the slices' merging of partial writes, the DRAM access granularity) is :class:`smsim.mem.l2.L2`'s.
 """
 from __future__ import annotations
 
@@ -66,6 +71,11 @@ class WriteBackL2(L2):
         self.merging: dict = {}           # sectors other SMs' stores fill too -> this SM's bytes in them so far
         #: the device's completions of lines written in part, shared by the ``busy`` SMs alike (None: no limit)
         self.completing = BandwidthQueue(spec.completions_per_cycle / busy) if spec.completions_per_cycle else None
+        self.by_atomic: set = set()       # dirty sectors an atomic changed (:meth:`atomic`)
+        #: whether the device's L2 still holds each of some sectors (``DeviceL2.cache.contains``, given where
+        #: ``l2.sharing = "device"`` runs the grid through it; None: as this SM's share does)
+        self.device_holds = None
+        self.kept_by_device = 0           # atomics' dirty sectors let go while the device's L2 held them
         start = residue_sectors(spec, self.size_bytes)
         if len(start):                    # dirty when the kernel starts: the oldest lines, first to go
             spl = self.cache.sectors_per_line
@@ -97,6 +107,19 @@ class WriteBackL2(L2):
         if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
             sent = max(sent, self._clean(t))
         return max(done, merged, sent) + spec.hit_latency_cycles
+
+    def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
+               whole: np.ndarray | None = None) -> float:
+        """An atomic (:meth:`smsim.mem.l2.L2.atomic`), after which the sectors it changed are dirty, whole (L2
+        read them for it), and noted as an atomic's: when this SM's share lets such a line go, the device's L2
+        (:attr:`device_holds`) decides whether it is written back (:meth:`_write_back`)."""
+        done = super().atomic(sectors, t, ops, red, floating, whole)
+        sb = self.spec.sector_bytes
+        self._dirty_bytes(sectors, np.full(len(sectors), sb, np.int64), np.ones(len(sectors), bool))
+        self.by_atomic.update(sectors.tolist())
+        if self.n_dirty > self.dirty_limit:
+            done = max(done, self._clean(t))
+        return done
 
     def _add_bytes(self, sectors: np.ndarray, written: np.ndarray) -> None:
         """Bytes merged into dirty sectors an earlier write brought (:meth:`smsim.mem.l2.L2.merged`)."""
@@ -218,13 +241,40 @@ class WriteBackL2(L2):
         for line in lines.tolist():
             if not self.dirty.get(line):
                 continue
+            if self.by_atomic and self._kept(line):
+                continue
             partial, written = self._release(line)
             got = self.dram.read(partial, t, alone=True) if len(partial) else None
             sent = max(sent, self.dram.write(written, t, got))
         return sent
 
+    def _kept(self, line: int) -> bool:
+        """``line``'s dirty sectors that atomics changed, which this SM's share lets go: those the device's L2
+        still holds stay dirty there (another SM's atomics keep taking them: a histogram, a scatter over 16
+        MB), no longer this share's to write; True when none of the line is left to write back."""
+        spl = self.cache.sectors_per_line
+        mine = self.dirty[line]
+        atomic = [k for k in mine if line * spl + k in self.by_atomic]
+        if not atomic:
+            return False
+        for k in atomic:
+            self.by_atomic.discard(line * spl + k)
+        if self.device_holds is not None:
+            held = self.device_holds(np.array([line * spl + k for k in atomic], np.int64))
+            for k, h in zip(atomic, held.tolist()):
+                if h:
+                    del mine[k]
+                    self.n_dirty -= 1
+                    self.kept_by_device += 1
+        if not mine:
+            del self.dirty[line]
+            self.partial_lines.pop(line, None)
+            return True
+        return False
+
     def metrics(self, cycles: float) -> dict:
         """L2's, and the dirty sectors written back (and completed from DRAM first) during the kernel."""
         return {**super().metrics(cycles), "smsim.l2.sectors_written_back": self.written_back,
                 "smsim.l2.partial_sectors_completed": self.completed,
-                "smsim.l2.dirty_sectors_at_end": sum(len(d) for d in self.dirty.values())}
+                "smsim.l2.dirty_sectors_at_end": sum(len(d) for d in self.dirty.values()),
+                "smsim.l2.atomic_sectors_kept_by_device": self.kept_by_device}
