@@ -71,17 +71,6 @@ def run(out_path: str, ncu: str) -> None:
     hw_probe.write(out_path, rows=rows)
 
 
-def simulated(rows: list, **kw) -> list:
-    """smsim's rows for the H200's ``rows`` (``kw``: :func:`hw_probe.simulated`'s)."""
-    import numpy as np
-
-    from smsim import cuda
-
-    def launch(r: dict) -> tuple:
-        return _kernel(cuda), N // THREADS, THREADS, _args(np, r["y_mb"], r["order"])
-    return hw_probe.simulated(rows, launch, complete=False, **kw)
-
-
 def simulate(path: str) -> None:
     """Each row's duration and DRAM bytes written, the H200's and smsim's (the timed blocks' scaled to the grid,
     as ``smsim validate`` does)."""
