@@ -250,22 +250,23 @@ class L2:
         histogram's bins, ``docs/hardware/hot_lines_hw.md``), the rest evenly (a stream's, a block's own
         lines: the other SMs read other lines, on all slices)."""
         spec = self.spec
-        lines = np.unique(sectors // self.cache.sectors_per_line)
-        chunks = lines // max(1, spec.slice_bytes // spec.line_bytes)
-        units = self._slices(chunks * (spec.slice_bytes // spec.sector_bytes), self.look_slices)
-        free, c, firsts = self.look_free, self.line_cycles, self.look_first
+        spl = self.cache.sectors_per_line
+        heads = np.unique(sectors // spl) * spl          # each distinct line's first sector
+        chunks = heads // (spec.slice_bytes // spec.sector_bytes)
+        units = self._slices(heads, self.look_slices)
+        free, c, readers = self.look_free, self.line_cycles, self.look_first
         done = t
         for ch, u in zip(chunks.tolist(), units.tolist()):
             start = free[u] if free[u] > t else t
             free[u] = start + c
             if free[u] > done:
                 done = free[u]
-            first = firsts.setdefault(ch, block)
+            first = readers.setdefault(ch, block)
             if first != block and block >= 0:         # another block's too: so from now on (SHARED)
-                firsts[ch] = SHARED
+                readers[ch] = SHARED
                 self.look_shared[u] += 1
                 self.looked_shared += 1
-        n = len(lines)
+        n = len(heads)
         self.looked += n
         if self.look_sharers > 1.0:
             others = (self.look_sharers - 1.0) * n * c
