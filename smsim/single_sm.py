@@ -231,8 +231,9 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
         raise RuntimeError(f"smsim timing model stopped with {len(timed) - stats.blocks_done} of {len(timed)} "
                            f"timed blocks unfinished at cycle {env.now:.0f}; please report this kernel")
     # the kernel lasts until the slowest of the busy SMs is done and L2 has taken its stores (this SM stands
-    # for the mean one), and until L2's atomic units have performed every reduction (a backlog all SMs feed,
-    # which a lagging SM does not prolong)
+    # for the mean one), and until L2's atomic units have performed every atomic and reduction: this SM's,
+    # and the backlog all busy SMs feed (a lagging SM does not prolong it; the others' requests, booked as
+    # arriving with this SM's, come up to a lag earlier or later, so the busiest unit starts on them earlier)
     # every SM makes a round trip to memory (as this one does: it read DRAM, or each of its warps stored), and
     # the slowest ends last
     dram = built.units[2]
@@ -241,7 +242,7 @@ def simulate(launch: Any, cfg: Config, blocks: Any = "share", complete: bool = T
     lag *= math.sqrt(max(1, sm.dram_chain))
     if not partial:
         stats.end = max(stats.end, sm.l2_done) + lag
-        stats.end = max(stats.end, sm.l2_red_done)
+        stats.end = max(stats.end, sm.l2_red_done, built.units[1].atomics_done - lag)
     stats.end = math.ceil(stats.end)    # at a cycle boundary (a block's retirement need not fall on one)
     stats.freeze()
     if not partial and launch.nblocks <= cfg.gpu.num_sms:

@@ -414,6 +414,24 @@ def test_a_load_backlog_is_long_scoreboard_not_lg_throttle_as_on_the_h200():
         assert r.sim_stalls["long_scoreboard"] > 5.0, r.case
 
 
+#: test-size kernels whose time is the atomics every busy SM sends: a warp's 32 lanes on one word, 1024 words
+#: over 8 slices, one warp an SM's block each (bootcamp.warp_atomic_same, 5.4 us, 2.4 of it beyond an empty
+#: kernel's); one word, all 32768 threads' adds (streams.hist_bins1) ([hw2], docs/hardware/validate_hw.json)
+ATOMIC_BACKLOGS = ("bootcamp.warp_atomic_same", "streams.hist_bins1")
+
+
+def test_a_short_kernel_lasts_until_the_slices_performed_every_sms_atomics_as_on_the_h200():
+    """The kernel's end waits for the atomic units' backlog all busy SMs feed, the busiest slice's (less the
+    SMs' lag: their requests come spread around this SM's), not for this SM's own operations, which the share
+    model books first: warp_atomic_same ran 0.67 of the H200's time, its SM's words on the least busy of the
+    8 slices, and hist_bins1 0.91."""
+    from smsim import validate as v
+    rows = v.rows(v.load(), ("test",), only=lambda c: c in ATOMIC_BACKLOGS)
+    assert len(rows) == len(ATOMIC_BACKLOGS)
+    for r in rows:
+        assert r.ratio == pytest.approx(1.0, abs=0.05), r.case
+
+
 #: test-size kernels whose warps start by reading their thread and block index ([hw2]): copies (two S2R, the
 #: first used 4 cycles after it issued), 1 to 31 warps an SM at once, and empty kernels (an S2R and an S2UR,
 #: then a LOP3 that waits for both) of 4 warps an SM and of 32 at once

@@ -1753,6 +1753,29 @@ def test_other_sms_atomics_load_the_slices_the_blocks_around_this_sms_add_into()
     assert done((np.zeros(0, np.int64), np.zeros(0, np.int64))) == 120.5 + 8 + 8
 
 
+def test_l2_atomics_done_is_the_busiest_slices_backlog_with_the_other_sms_work():
+    """The kernel's end waits for every atomic the busy SMs sent (single_sm.py): the slices' backlog after
+    the other SMs' operations joined, on slices this SM never named too (bootcamp.warp_atomic_same: a warp's
+    32 lanes on one of 1024 words, 8 slices busy, this SM's block on one of them)."""
+    spec = dataclasses.replace(TINY.l2, atomic_op_cycles=2.0, slices=4, slice_bytes=512)
+    chunk = 16
+    units = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0)._slices(np.arange(4) * chunk)
+    other = int(np.flatnonzero(units != units[0])[0]) * chunk
+    l2 = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=3)
+    l2.read(_sectors(0, other), 0.0)
+    assert l2.atomics_done == 0.0                                 # none yet
+    l2.atomics_by_others(_sectors(other), np.array([64]))         # the blocks around add into another slice
+    # this SM's 4 operations on sector 0: there at 120.5, done 128.5; the 2 other SMs' as many (2 x 8) on the
+    # other slice, which starts on them when this request's data is there: 136.5, the busiest
+    assert l2.atomic(_sectors(0), 100.0, np.array([4])) == 128.5
+    assert l2.atomics_done == 120.5 + 2 * 8
+    # spread as this SM's own (unknown): on its slice, after its own operations
+    alone = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=3)
+    alone.read(_sectors(0), 0.0)
+    assert alone.atomic(_sectors(0), 100.0, np.array([4])) == 128.5
+    assert alone.atomics_done == 128.5 + 2 * 8
+
+
 def test_atomic_ops_per_sector_are_the_most_lanes_on_one_address():
     from smsim.fast.coalesce import atomic_ops
     same = np.zeros(32, np.uint64)                          # every lane on one word: 32 in turn

@@ -59,11 +59,12 @@ def _pinned(**kw) -> dict:
     a float ``atomic.max``, a loop over a tuple)."""
     left: list = []
     s = v.summary(v.rows(v.load(), ("test",), uncompiled=left, **kw))
-    expected = [("homework.atomic_max_f32", "test"), ("homework.log_f64", "test"), ("homework.pow_erf", "test"),
+    expected = [("bootcamp.csr_warp_row", "test"), ("bootcamp.matvec_f64_warp", "test"),
+                ("homework.atomic_max_f32", "test"), ("homework.log_f64", "test"), ("homework.pow_erf", "test"),
                 ("lessons.sigmoid_f64", "test"), ("workshop.layernorm_warp", "test")] \
         if kw.get("compiler") == "smsim" else []
     assert [(c, size) for c, size, _ in left] == expected
-    assert s["cases"] == 291 - len(expected)
+    assert s["cases"] == 307 - len(expected)
     return s
 
 
@@ -275,9 +276,16 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # size only streams.copy_w4/_w8/_w16 move, 1.038/0.994/1.056 -> 1.014/0.979/1.049): 4.60%, 91.4%, 6.68%,
     # 95.8%, 92.1%, 99.3%, 0.0997, the occupancy curve's worst point 5.6% -> 4.9%. Then strong loads read from L2
     # and the slices' read lookups, a line every SM reads one slice's work (docs/hardware/hot_lines_hw.md; at this
-    # size the gathers move by under 1%): 4.60%, 91.8%, 6.66%, 96.0%, 92.1%, 99.3%, 0.0996
+    # size the gathers move by under 1%): 4.60%, 91.8%, 6.66%, 96.0%, 92.1%, 99.3%, 0.0996. Then the kernel's
+    # end waits for the atomic units' backlog all busy SMs feed, less their lag (docs/timing_model.md): on the
+    # same 291 4.60%, 91.8%, 6.90%, 96.0%, 92.1%, 99.3%, 0.0996 (streams.hist_bins1 0.908 -> 1.016,
+    # drills.segment_sum 0.861 -> 0.938; worse lessons.atomic_max64 0.993 -> 1.110 and exercises.atomic_max_bins
+    # 1.006 -> 1.126, the variant ratios of `lessons` 4.4% -> 10.8%). With the 16 `bootcamp` kernels (measured
+    # 2026-12-01 before that change, compared before anything changed for them: 6.4% on them, 14 of 16 within
+    # 10%; bootcamp.warp_atomic_same 0.675, 0.978 with it): 4.61%, 91.9%, 6.81%, 96.0%, 91.9%, 99.3%, 0.0993
+    # over 307 cases
     s = _pinned()
-    _at_least_as_good(s, 4.61, 0.917, 6.69, 0.959, 0.920, 0.993, 0.0998)
+    _at_least_as_good(s, 4.61, 0.918, 6.82, 0.960, 0.918, 0.993, 0.0993)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.0
     # issue 13 asks within 15% on all: the worst is 21.2%, homework.atomic_max_f32 (numba's float atomic.max,
     # a strong load and a CAS loop whose retries depend on how the whole device's warps race for 64 bins; the
@@ -362,8 +370,12 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # case). With the 14 `homework` kernels it compiles (not float64 log, erf, nor a float atomic.max, which
     # ptxas rejected as red.max.f32 and is now a compile error) and a fill's sectors from DRAM on L1's data
     # stage (above): 7.94%, 77.6%, 24.43%, 88.3%, 89.5%, 47.9%, 0.151 on 286 (instructions within 5% lower:
-    # this compiler's counts of the new kernels are further from the H200's)
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.95, 0.776, 24.44, 0.883, 0.895, 0.479, 0.152)
+    # this compiler's counts of the new kernels are further from the H200's). The kernel's end waiting for the
+    # atomic units' backlog (above): 7.91%, 77.6%, 24.66%, 88.6%, 89.5%, 47.9%, 0.151 on the 286 (the variant
+    # ratios 0.22 points worse, as on the SASS stream of numba's front end). With the 14 `bootcamp` kernels it
+    # compiles (not a loop over a tuple: csr_warp_row, matvec_f64_warp; 8.98% on them, top stall right on 10 of
+    # 14): 7.96%, 77.7%, 24.11%, 88.9%, 88.7%, 47.0%, 0.153 on 300
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.96, 0.776, 24.11, 0.889, 0.886, 0.470, 0.153)
 
 
 @pytest.mark.slow
@@ -421,8 +433,11 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # warp w on sub-partition (k + w) % 4 as measured (docs/hardware/warp_slot_hw.md): 13.96%, 66.8%, 23.32%,
     # 85.5%, 88.5%, 30.4%, 0.212 (variant ratios 0.01 points worse on this fallback stream, better on the SASS one).
     # Strong loads read from L2 and the slices' read lookups (docs/hardware/hot_lines_hw.md): 13.96%, 66.8%,
-    # 23.331%, 85.5%, 88.5%, 30.4%, 0.212 (the variant ratios 0.01 points worse again)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 13.96, 0.664, 23.34, 0.854, 0.884, 0.304, 0.213)
+    # 23.331%, 85.5%, 88.5%, 30.4%, 0.212 (the variant ratios 0.01 points worse again). The kernel's end waiting
+    # for the atomic units' backlog: 13.95%, 66.4%, 23.40%, 85.6%, 88.5%, 30.4%, 0.212 on the 286. With the 14
+    # `bootcamp` kernels it compiles (25.7% on them: this stream's instruction counts of them 0.21 within 5%):
+    # 14.50%, 66.7%, 23.81%, 85.6%, 88.3%, 30.0%, 0.214 on 300
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 14.51, 0.666, 23.82, 0.855, 0.883, 0.300, 0.214)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):

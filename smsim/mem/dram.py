@@ -66,7 +66,7 @@ twice: ``benchmarks/sm_spread_hw.py``), shared by the SM's warps, so of ``busy``
 ``slowest_sm_cycles`` later than the mean one (interpolated in ``slowest_sm_busy``: 49 cycles for 4 SMs,
 422 for 132). A kernel whose SM read DRAM, or whose every warp stored, ends that much later (one whose
 block 0 alone writes a word, as the empty kernels, does not), the stores L2 takes from it with it, but not
-the backlog of reductions L2's atomic units perform for all SMs
+the backlog of atomics L2's units perform for all SMs, which the kernel waits for less this lag
 (:func:`smsim.single_sm.simulate`). Left out: the lag of an L2 round trip (about 70 cycles a step for 132 SMs) and
 that of chains of dependent DRAM reads, which grows as the square root of their length (8 steps: 1780
 cycles).

@@ -72,7 +72,11 @@ a request pays ``float_atomic_cycles / sectors``, never less than ``atomic_op_cy
 distinct sectors float adds have named at the slice, this SM's and the blocks' around it (a sum into one
 scalar, ``everyday.dot_atomic``, pays all of it; 32 lanes on one word whose slice takes other sectors' adds
 too pay ``atomic_op_cycles`` each, as the H200's do: ``docs/hardware/atomic_spread_hw.md``); the other SMs'
-requests cost what this one did.
+requests cost what this one did. :attr:`L2.atomics_done` is when the busiest unit has performed all of it, the
+other SMs' operations too: the kernel does not end before that, less the SMs' lag (``single_sm.py``; their
+requests come spread around this SM's, which the share books first: a warp's 32 lanes on one of 1024 words,
+``bootcamp.warp_atomic_same``, ran 0.67 of the H200's time at its test size while the kernel waited for this
+SM's own).
 Registered as ``l2.model = "write_through"``.
 """
 from __future__ import annotations
@@ -140,6 +144,8 @@ class L2:
         self.spec, self.dram, self.busy = spec, dram, busy
         self.unit_free = np.zeros(spec.slices)   # cycle each slice's atomic unit has done its backlog
         self.unit_ops = np.zeros(spec.slices)    # this SM's atomic operations per slice so far
+        #: the cycle the slices' atomic units have performed every atomic the busy SMs sent so far (0: none)
+        self.atomics_done = 0.0
         self.unit_sectors: dict = {}        # slice -> distinct sectors float adds named there (up to HOT_SECTORS)
         #: the share of the other SMs' atomic operations each slice gets, from the blocks that run with this
         #: SM's (:meth:`atomics_by_others`), None: unknown (spread as this SM's own)
@@ -559,6 +565,7 @@ class L2:
             spread = covered * load / total + (1.0 - covered) / spec.slices
         np.maximum(free, float(ready.min()), out=free)
         free += (self.busy - 1) * cost * spread
+        self.atomics_done = float(free.max())
         return float(done)
 
     def atomics_by_others(self, sectors: np.ndarray, ops: np.ndarray) -> None:
