@@ -5,9 +5,9 @@ Accepts what ``nvcc -ptx`` and numba-cuda emit for ordinary kernels: the header 
 call site), ``.pragma``, module and kernel variables (``.common`` ones, such as numba's ``NumbaEnv``
 pointer, are plain module variables here), ``.visible .entry`` kernels with their parameters and
 performance directives, ``.reg`` declarations, ``{ }`` scopes, labels, guards and every operand form.
-``.section`` blocks (debug info) are skipped; ``.func`` (device functions called from kernels) is an
-error asking for them to be inlined. Each instruction is checked against the opcode table at once, so an
-unsupported instruction is a :class:`~isa.errors.ParseError` pointing at it.
+``.section`` blocks (debug info) are skipped; ``.func`` (device functions called from kernels) are inlined
+where they are called before parsing (:mod:`isa.inline`). Each instruction is checked against the opcode
+table at once, so an unsupported instruction is a :class:`~isa.errors.ParseError` pointing at it.
 
 Life of a text: :func:`~isa.lexer.tokenize` splits it into tokens; the parser walks the module-level items
 in order, parsing each ``.entry`` body statement by statement (registers, variables, labels, instructions,
@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from . import opcodes, ptxtypes
 from .errors import ParseError
+from .inline import inline_calls
 from .lexer import Token, tokenize
 from .program import Addr, Imm, Instruction, Kernel, Module, Operand, Param, Pair, Reg, RegDecl, SourceLoc, Sym, \
     Vec, VarDecl
@@ -31,8 +32,9 @@ _PERF = {".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", "
 
 
 def parse(text: str) -> Module:
-    """Parse PTX ``text`` into a module. Raises :class:`ParseError` with line, column and a caret."""
-    return _Parser(text).module()
+    """Parse PTX ``text`` into a module, its device functions inlined where they are called
+    (:func:`isa.inline.inline_calls`). Raises :class:`ParseError` with line, column and a caret."""
+    return _Parser(inline_calls(text)).module()
 
 
 def _float_imm(text: str) -> float:

@@ -250,11 +250,7 @@ def _parse(ptx: str, name: str) -> isa.Kernel:
     try:
         module = isa.parse(ptx)
     except ParseError as e:
-        hint = ""
-        if ".func" in e.message:
-            hint = ("\n  numba's PTX calls a function it did not inline (libdevice's float64 sin/cos/tan argument "
-                    "reduction does), and smsim's interpreter has no calls: use float32 there")
-        raise CompileError(f"kernel {name}: numba's PTX is not in smsim's PTX subset: {e}{hint}") from None
+        raise CompileError(f"kernel {name}: numba's PTX is not in smsim's PTX subset: {e}") from None
     return module[name]
 
 

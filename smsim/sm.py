@@ -778,7 +778,7 @@ class SM:
                 self.stats.wavefronts[pc] += n
                 self.stats.conflicts[pc] += conflicts
             elif space in ("global", "local"):
-                far.append(self._cache_address(space, a, lanes, w))
+                far.append(self._cache_address(space, a, lanes, w, info.nbytes))
                 far_lanes.append(lanes)
             else:                          # param / const: the constant cache
                 line_at = self.front.constant(space, a, t)
@@ -877,14 +877,15 @@ class SM:
             more.append(b)
         return a if len(more) == 1 else np.concatenate(more)
 
-    def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp) -> np.ndarray:
+    def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp, nbytes: int = 4) -> np.ndarray:
         """Where an access sits in the caches: global as it is; local interleaved by lane (word ``k`` of
-        the 32 lanes of a warp are consecutive, as the hardware lays out local memory), each resident warp
-        slot of each block in a region of its own."""
+        the 32 lanes of a warp are consecutive, as the hardware lays out local memory, in words of the
+        access's width where it is wider than 4 bytes: a lane's float64 stays in one sector), each resident
+        warp slot of each block in a region of its own."""
         if space != "local":
             return a
         a = a.astype(np.uint64)
-        word, lanes_ = np.uint64(LOCAL_WORD_BYTES), np.uint64(WARP_LANES)
+        word, lanes_ = np.uint64(max(LOCAL_WORD_BYTES, nbytes)), np.uint64(WARP_LANES)
         base = LOCAL_BASE + (w.slot + self.spec.sm.max_warps * w.block.index) * self.local_bytes * WARP_LANES
         return np.uint64(base) + (a // word) * (word * lanes_) + lanes.astype(np.uint64) % lanes_ * word + a % word
 

@@ -178,9 +178,12 @@ def test_parse_errors_point_at_the_problem(body, message, line, col):
         assert caret_line.index("^") - 4 == col - 1
 
 
-def test_device_functions_rejected_clearly():
-    with pytest.raises(isa.ParseError, match=r"\.func"):
-        isa.parse(HEADER + ".func foo() { ret; }\n")
+def test_device_functions_are_inlined_and_a_recursive_one_rejected_clearly():
+    # tests/test_inline.py has the calls; a function nobody calls is dropped, one that calls itself is an error
+    assert not isa.parse(HEADER + ".func foo() { ret; }\n").kernels
+    with pytest.raises(isa.ParseError, match=r"foo calls itself"):
+        isa.parse(HEADER + ".func foo() { call.uni foo, (); ret; }\n"
+                  ".visible .entry k() { call.uni foo, (); ret; }\n")
 
 
 def test_register_count_is_live_registers_not_declared():
