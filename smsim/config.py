@@ -139,6 +139,8 @@ class L1Spec:
                                       # word a bank a wavefront (shared memory's rule; 0: not modelled)
     in_order_fills: bool = False      # a warp's loads that wait for L2 get their data in the order it issued them
     store_waits_fill: bool = False    # a store into sectors whose fill is on its way holds the tag stage until it lands
+    atomic_holds_reads: bool = False  # an atomic waits in L2's queue for its slice's unit with the SM's later read
+                                      # misses behind it (false: they pass it)
     one_data_stage: bool = False      # shared wavefronts take L1's data path, where a cached load's data-array
                                       # wavefronts take a cycle each too (false: the shared pipe apart)
     fill_sector_cycles: float = 0.0   # with one_data_stage: the data stage's cycles per sector a cached load's

@@ -90,6 +90,7 @@ class L2Model(Component, Protocol):
     paid_lines: np.ndarray            # the lines the last write was charged for as written in part
     fetched: int                      # sectors of the last read that this SM's share fetched from DRAM
     atomics_done: float               # when the atomics all busy SMs sent so far are performed (0: none)
+    atomic_taken: float               # when the slices' units took up the last atomic (the work before it done)
 
     def read(self, sectors: np.ndarray, t: float, block: int = -1) -> np.ndarray:
         """The arrival cycle of each of ``sectors`` (sorted, distinct) requested at ``t`` by the grid's block

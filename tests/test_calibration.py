@@ -845,3 +845,29 @@ def test_an_atomics_lines_are_written_back_once_passed_as_on_the_h200_but_not_th
         assert low <= written / hw["metrics"]["dram__bytes_write.sum"] <= high, name
         assert res.metrics["gpu__time_duration.sum"] == pytest.approx(hw["metrics"]["gpu__time_duration.sum"],
                                                                        rel=0.1), name
+
+
+_RED_STREAM = {r["name"]: r["metrics"] for r in json.loads(
+    (Path(__file__).resolve().parents[1] / "docs" / "hardware" / "red_stream_hw.json").read_text())["rows"]}
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_one_words_adds_slow_a_read_stream_beside_them_as_on_the_h200_and_spread_adds_do_not():
+    """red_stream_hw.py ([hw29]): a read stream of 16 M floats 41.9 us on the H200, one add a block into one word
+    49.4, both 62.0; the adds spread over 4096 lines beside the stream 43.2. With read misses passing an atomic
+    waiting for its slice (l1.atomic_holds_reads false) smsim took the larger of the two, 49.9 (0.80)."""
+    import numpy as np
+
+    import smsim
+    from benchmarks import red_stream_hw as R
+    from smsim import cuda
+    kernels = R._kernels(cuda)
+
+    def ratio(name, **over):
+        res = smsim.launch(kernels[name], R.N // R.THREADS, R.THREADS, R._args(np), config="h200",
+                           compiler="numba", overrides={"scheduler.stream": "sass", **over}, complete=False)
+        return res.metrics["gpu__time_duration.sum"] / _RED_STREAM[name]["gpu__time_duration.sum"]
+
+    assert ratio("read_red1") == pytest.approx(1.0, abs=0.12)
+    assert ratio("read_redspread") == pytest.approx(1.0, abs=0.05)
+    assert ratio("read_red1", **{"l1.atomic_holds_reads": False}) < 0.85

@@ -618,6 +618,8 @@ class FakeL2:
         self.narrow = narrow
         return t + 30.0
 
+    atomic_taken = 0.0
+
     def atomic(self, sectors, t, ops, red=False, floating=False, whole=None):
         self.calls.append(("atomic", list(sectors), t))
         return t + 50.0 + int(ops.sum())
@@ -1774,6 +1776,35 @@ def test_l2_atomics_done_is_the_busiest_slices_backlog_with_the_other_sms_work()
     alone.read(_sectors(0), 0.0)
     assert alone.atomic(_sectors(0), 100.0, np.array([4])) == 128.5
     assert alone.atomics_done == 128.5 + 2 * 8
+
+
+def test_l2_takes_an_atomic_up_after_the_work_queued_at_its_slice_not_its_datas_fetch():
+    """L2.atomic_taken: when a slice's unit takes a request up, the work before it done (this SM's operations
+    and the other SMs', as if their data were there); L1 holds later read misses behind it (hw29)."""
+    spec = dataclasses.replace(TINY.l2, atomic_op_cycles=2.0, slices=4, slice_bytes=512)
+    l2 = L2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=3)
+    l2.read(_sectors(0, 1), 0.0)
+    l2.atomic(_sectors(0), 100.0, np.array([4]))
+    assert l2.atomic_taken == 100.0                     # nothing queued before it
+    # its 4 operations (8 cycles) and the 2 other SMs' as many (16) queued on its slice: the next request on
+    # that slice (sector 1, the same 512-byte chunk) is taken up at 100 + 8 + 16
+    l2.atomic(_sectors(1), 101.0, np.array([1]))
+    assert l2.atomic_taken == 124.0
+    # a sector of another chunk on another slice (not yet in L2: its fetch is not the queue's) at once
+    chunk = 16
+    units = l2._slices(np.arange(4) * chunk)
+    other = int(np.flatnonzero(units != units[0])[0]) * chunk
+    l2.atomic(_sectors(other), 102.0, np.array([1]))
+    assert l2.atomic_taken == 102.0
+
+
+def test_l1_holds_read_misses_behind_an_atomic_until_its_slice_takes_it_up():
+    for holds, asked in ((True, 500.0), (False, 11.0 + TINY.l1.hit_latency_cycles)):
+        l1, l2 = _l1(atomic_holds_reads=holds)
+        l2.atomic_taken = 500.0                          # the slice's queue takes the reduction up at 500
+        l1.access("red", "global", np.array([100], np.int64), 1, True, np.array([1]), 0.0)
+        _ld(l1, [0, 1, 2, 3], 10.0)                      # a read miss after it: tag 10..11, L2 asked at 11 + 8
+        assert l2.calls[-1][0] == "read" and l2.calls[-1][2] == asked, holds
 
 
 def test_atomic_ops_per_sector_are_the_most_lanes_on_one_address():

@@ -44,7 +44,11 @@ reads) likewise leaves once no more than ``reduction_credits`` operations of thi
 with it (until L2 performs them). Both wait beside the tag stage (which goes on with other requests),
 keeping their place in the LSU queue (the H200 shows a store-bound kernel's backlog as ``lg_throttle``), and
 their warp, done, waits for them to leave (``drain``): partial stores that L2 completes slowly hold their
-warps at ``EXIT``, as on an H200. The data returns over the L1's ``data_bytes_per_cycle`` path (its sectors'
+warps at ``EXIT``, as on an H200. With ``atomic_holds_reads`` an atomic, once it left, waits in L2's queue
+until its slice's unit takes it up (:attr:`smsim.mem.l2.L2.atomic_taken`, after the work queued there before
+it, this SM's and the other SMs'), and the read misses the SM sends after it wait behind it
+(``docs/hardware/red_stream_hw.md``: one add a block into one word slows a read stream beside it on an H200;
+adds spread over many lines do not). The data returns over the L1's ``data_bytes_per_cycle`` path (its sectors'
 bytes, or a wide load's lanes' bytes), at a cycle
 boundary; then the request's registers are ready and its MSHRs are free. With ``one_data_stage`` that path is
 also L1TEX's one data stage, which shared memory's wavefronts and global stores' data take
@@ -178,6 +182,10 @@ class L1:
             done = self._credited(self.reductions, int(per_sector.sum()) if kind == "red" else 0, tend,
                                   lambda at: self.l2.atomic(sectors, at + spec.hit_latency_cycles, per_sector,
                                                             kind == "red", floating, whole))
+            if spec.atomic_holds_reads:     # the read misses behind it in L2's queue wait until a slice takes it up
+                held = self.l2.atomic_taken - spec.hit_latency_cycles
+                if held > self.port_free:
+                    self.port_free = held
         else:
             done = self._load(space, sectors, bypass, tend, t)
         if kind != "ld" and done > self.written:

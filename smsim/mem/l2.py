@@ -76,7 +76,9 @@ requests cost what this one did. :attr:`L2.atomics_done` is when the busiest uni
 other SMs' operations too: the kernel does not end before that, less the SMs' lag (``single_sm.py``; their
 requests come spread around this SM's, which the share books first: a warp's 32 lanes on one of 1024 words,
 ``bootcamp.warp_atomic_same``, ran 0.67 of the H200's time at its test size while the kernel waited for this
-SM's own).
+SM's own). :attr:`L2.atomic_taken` is when the units take a request up: after the work queued at its slices
+before it (:attr:`L2.unit_work`, the operations' cycles as if their data were all there: a miss waits for its
+data in L2, not in the queue), which L1 holds the SM's later read misses behind (``l1.atomic_holds_reads``).
 Registered as ``l2.model = "write_through"``.
 """
 from __future__ import annotations
@@ -177,6 +179,10 @@ class L2:
         self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
         self.paid_lines = _NONE           # the lines the last write paid partial_write_cycles for
         self.fetched = 0                  # sectors of the last read this share fetched from DRAM
+        self.atomic_taken = 0.0           # cycle the slices' units took up the last atomic (its first operation)
+        #: cycle each slice's unit has done the operations sent to it so far, had their data all been there (its
+        #: queue of work, which an atomic waits in to be taken up: :attr:`atomic_taken`)
+        self.unit_work = np.zeros(spec.slices)
         self.others: dict = {}            # sectors other SMs brought into L2 (held_by_others), oldest first
         self.landing: dict = {}           # of those this SM has read: the cycle their data is there
         self.others_limit = self.size_bytes // sb   # how many are remembered (the builder allows one share for
@@ -534,11 +540,12 @@ class L2:
         wholes = whole.tolist() if whole is not None else [0] * len(sectors)
         chunks = sectors // per_chunk
         units = self._slices(sectors)
-        seen, load, free = self.chunk_ops, self.unit_ops, self.unit_free
+        seen, load, free, work = self.chunk_ops, self.unit_ops, self.unit_free, self.unit_work
         chain = spec.float_atomic_cycles if floating and spec.float_atomic_cycles > op else 0.0
         if chain:
             self._note_sectors(sectors, units)
         done = t
+        taken = np.inf
         cost = 0.0                          # unit cycles of this request, as the other SMs' requests cost too
         for chunk, u, r, n, full in zip(chunks.tolist(), units.tolist(), ready.tolist(), ops.tolist(), wholes):
             k = seen.get(chunk, 0)
@@ -552,6 +559,10 @@ class L2:
             else:
                 c = full * rnd + (n - full) * op
             cost += c
+            queued = work[u] if work[u] > t else t      # taken up after the work queued before it (L2 fetches
+            if queued < taken:                          # its data meanwhile: a miss waits in L2, not at the SM)
+                taken = queued
+            work[u] = queued + c
             start = r if r > free[u] else free[u]                       # this SM's own, in turn
             free[u] = start + c
             if free[u] > done:
@@ -563,8 +574,11 @@ class L2:
             total = self.atomic_ops
             covered = 1.0 - self.once / total               # Good-Turing: the share of operations on seen chunks
             spread = covered * load / total + (1.0 - covered) / spec.slices
+        self.atomic_taken = float(taken) if len(sectors) else t
         np.maximum(free, float(ready.min()), out=free)
         free += (self.busy - 1) * cost * spread
+        np.maximum(work, t, out=work)
+        work += (self.busy - 1) * cost * spread
         self.atomics_done = float(free.max())
         return float(done)
 
