@@ -55,8 +55,8 @@ def test_rank_order_counts_swapped_pairs_and_ignores_ties():
 
 def _pinned(**kw) -> dict:
     """The test-size summary of the H200 data for ``validate.rows(**kw)``, its case count checked: every case,
-    but for smsim's own compiler the five it cannot compile (float64 ``math.exp`` and ``math.log``, ``math.erf``,
-    a float ``atomic.max``, a loop over a tuple)."""
+    but for smsim's own compiler the seven it cannot compile (float64 ``math.exp`` and ``math.log``, ``math.erf``,
+    a float ``atomic.max``, loops over a tuple)."""
     left: list = []
     s = v.summary(v.rows(v.load(), ("test",), uncompiled=left, **kw))
     expected = [("bootcamp.csr_warp_row", "test"), ("bootcamp.matvec_f64_warp", "test"),
@@ -372,7 +372,7 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # stage (above): 7.94%, 77.6%, 24.43%, 88.3%, 89.5%, 47.9%, 0.151 on 286 (instructions within 5% lower:
     # this compiler's counts of the new kernels are further from the H200's). The kernel's end waiting for the
     # atomic units' backlog (above): 7.91%, 77.6%, 24.66%, 88.6%, 89.5%, 47.9%, 0.151 on the 286 (the variant
-    # ratios 0.22 points worse, as on the SASS stream of numba's front end). With the 14 `bootcamp` kernels it
+    # ratios 0.23 points worse, as on the SASS stream of numba's front end). With the 14 `bootcamp` kernels it
     # compiles (not a loop over a tuple: csr_warp_row, matvec_f64_warp; 8.98% on them, top stall right on 10 of
     # 14): 7.96%, 77.7%, 24.11%, 88.9%, 88.7%, 47.0%, 0.153 on 300
     _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.96, 0.776, 24.11, 0.889, 0.886, 0.470, 0.153)
