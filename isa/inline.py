@@ -122,7 +122,6 @@ def _functions(text: str) -> tuple:
 
 class _Inliner:
     def __init__(self, text: str):
-        self.text = text
         self.funcs, self.rest = _functions(text)
         self.site = 0
         self.done: dict = {}        # function name -> its body with its own calls inlined

@@ -877,7 +877,7 @@ class SM:
             more.append(b)
         return a if len(more) == 1 else np.concatenate(more)
 
-    def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp, nbytes: int = 4) -> np.ndarray:
+    def _cache_address(self, space: str, a: np.ndarray, lanes: np.ndarray, w: Warp, nbytes: int) -> np.ndarray:
         """Where an access sits in the caches: global as it is; local interleaved by lane (word ``k`` of
         the 32 lanes of a warp are consecutive, as the hardware lays out local memory, in words of the
         access's width where it is wider than 4 bytes: a lane's float64 stays in one sector), each resident

@@ -101,6 +101,13 @@ def access_sectors(sectors: np.ndarray, per: int) -> np.ndarray:
     return (np.unique(sectors // per * per)[:, None] + np.arange(per)).ravel() if per > 1 else sectors
 
 
+def join_backlog(backlog: np.ndarray, t: float, added: np.ndarray) -> None:
+    """The other SMs' work (``added``: cycles per unit) joins the units' ``backlog`` (the cycle each is free), in
+    place, from ``t`` on."""
+    np.maximum(backlog, t, out=backlog)
+    backlog += added
+
+
 def forget_oldest(table: dict, limit: int) -> list:
     """Drop the oldest entries of ``table`` (insertion order) past ``limit``: their keys."""
     over = len(table) - limit
@@ -282,9 +289,8 @@ class L2:
         self.looked += n
         if self.look_sharers > 1.0:
             others = (self.look_sharers - 1.0) * n * c
-            np.maximum(free, t, out=free)
-            free += others * ((self.look_shared + (self.looked - self.looked_shared) / self.look_slices)
-                              / self.looked)
+            join_backlog(free, t, others * ((self.look_shared + (self.looked - self.looked_shared) / self.look_slices)
+                                            / self.looked))
         return float(done)
 
     def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
@@ -575,10 +581,9 @@ class L2:
             covered = 1.0 - self.once / total               # Good-Turing: the share of operations on seen chunks
             spread = covered * load / total + (1.0 - covered) / spec.slices
         self.atomic_taken = float(taken) if len(sectors) else t
-        np.maximum(free, float(ready.min()), out=free)
-        free += (self.busy - 1) * cost * spread
-        np.maximum(work, t, out=work)
-        work += (self.busy - 1) * cost * spread
+        others = (self.busy - 1) * cost * spread
+        join_backlog(free, float(ready.min()), others)
+        join_backlog(work, t, others)
         self.atomics_done = float(free.max())
         return float(done)
 
