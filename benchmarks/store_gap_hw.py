@@ -34,6 +34,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import hw_probe  # noqa: E402  (beside this file)
+from store_merge_hw import merged  # noqa: E402
 from store_read_hw import slice_cycles  # noqa: E402
 
 THREADS = 256
@@ -171,14 +172,14 @@ def simulated(rows: list, **kw) -> list:
 
 
 def simulate(path: str) -> None:
-    """smsim's time and slice cycles a written sector beside the H200's."""
+    """smsim's time, share of store sectors that reach L2 and slice cycles a written sector beside the H200's."""
     rows = json.loads(pathlib.Path(path).read_text())["rows"]
     for hw, s in zip(rows, simulated(rows)):
         h, m = hw["metrics"], s["metrics"]
-        print(f"{hw['name']:24s} H200 {h['gpu__time_duration.sum'] / 1e3:7.1f} us smsim "
-              f"{m['gpu__time_duration.sum'] / 1e3:7.1f} us ({m['gpu__time_duration.sum'] / h['gpu__time_duration.sum']:4.2f}); "
-              f"slice cycles a write sector H200 {slice_cycles(h):5.2f} smsim {slice_cycles(m):5.2f}; "
-              f"gap p50 {hw.get('gap', {}).get('p50', float('nan')):6.0f}", flush=True)
+        ht, mt = h["gpu__time_duration.sum"], m["gpu__time_duration.sum"]
+        print(f"{hw['name']:24s} H200 {ht / 1e3:7.1f} us smsim {mt / 1e3:7.1f} us ({mt / ht:4.2f}); merged H200 "
+              f"{merged(h):5.3f} smsim {merged(m):5.3f}; slice cycles a write sector H200 {slice_cycles(h):5.2f} "
+              f"smsim {slice_cycles(m):5.2f}; gap p50 {hw.get('gap', {}).get('p50', float('nan')):6.0f}", flush=True)
 
 
 def main(argv=None) -> int:
