@@ -97,20 +97,32 @@ def plan(cfg: Config, launch: Any, blocks: Any = "share", registers: int | None 
 
 @dataclass(frozen=True)
 class DeviceShare:
-    """This SM's view of the device for a launch keeping ``busy`` SMs busy (see the module docstring)."""
+    """This SM's view of the device for a launch keeping ``busy`` SMs busy (see the module docstring);
+    ``weight``: how many times this SM's timed work the device does, by which its bandwidths and the L2's
+    and HBM's shared units are divided (``busy`` where the grid fills its last wave)."""
     busy: int
     l2_bytes: int
     l2_bytes_per_cycle: float
     dram_bytes_per_cycle: float
+    weight: float
 
 
-def device_share(cfg: Config, nblocks: int) -> DeviceShare:
-    """The share of L2 capacity, L2 bandwidth and HBM bandwidth one SM sees when the grid has ``nblocks``."""
+def device_share(cfg: Config, nblocks: int, timed: int | None = None) -> DeviceShare:
+    """The share of L2 capacity, L2 bandwidth and HBM bandwidth one SM sees when the grid has ``nblocks``, of
+    which it times ``timed`` (``blocks="share"``; None: ``busy`` SMs' worth of work alike). The capacity is
+    ``1/busy`` of L2's; the bandwidths are ``timed / nblocks`` of the device's: ``"share"`` times one block a
+    wave, the last wave's too, so this SM runs ``ceil(nblocks / busy)`` blocks, more than the mean SM's
+    ``nblocks / busy`` where the last wave is short, and while the device's bandwidth is spent the blocks get
+    it alike, whichever SM runs them (400 blocks on 132 SMs: four SMs run four, the others three; the four
+    blocks of this SM get 4/400 of it, not 1/132; a bandwidth-bound kernel then lasts the time the device
+    needs for the 400 blocks, where 1/132 would make it 4 x 132 = 528 blocks': ``column_store_hw``'s float32
+    transposes of 400 blocks, one wave, 1.18 of the H200's time)."""
     busy = min(cfg.gpu.num_sms, nblocks)
+    weight = float(busy) if not timed else min(float(busy), nblocks / timed)
     hz = cfg.gpu.clock_mhz * 1e6
     return DeviceShare(busy, cfg.l2.usable // busy,
-                       min(cfg.l2.sm_port_bytes_per_cycle, cfg.l2.bandwidth_bytes_per_cycle / busy),
-                       cfg.dram.bandwidth_gbps * 1e9 / hz / busy)
+                       min(cfg.l2.sm_port_bytes_per_cycle, cfg.l2.bandwidth_bytes_per_cycle / weight),
+                       cfg.dram.bandwidth_gbps * 1e9 / hz / weight, weight)
 
 
 @dataclass(frozen=True)
@@ -132,7 +144,7 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
     if registers is None and replay is not None:
         registers = replay.registers              # what ptxas allocated, rather than the PTX's estimate
     the_plan = plan(cfg, launch, blocks, registers)
-    share = device_share(cfg, launch.nblocks)
+    share = device_share(cfg, launch.nblocks, len(the_plan.blocks) if blocks == "share" else None)
 
     def queue(level: str, rate: float, gaps: bool = False) -> BandwidthQueue:
         if recorder is None:
@@ -140,9 +152,9 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
         return (LoggedGapQueue if gaps else LoggedQueue)(rate, recorder.log(level))
 
     dram = DRAM_MODELS.get(cfg.dram.model)(cfg.dram, queue("dram", share.dram_bytes_per_cycle),
-                                           cfg.l2.sector_bytes, share.busy, cfg.seed)
+                                           cfg.l2.sector_bytes, share.weight, cfg.seed)
     l2 = L2_MODELS.get(cfg.l2.model)(cfg.l2, share.l2_bytes, queue("l2", share.l2_bytes_per_cycle), dram, cfg.seed,
-                                     share.busy)
+                                     share.weight)
     stage = queue("l1", cfg.l1.data_bytes_per_cycle, gaps=True)     # L1's data path, L1TEX's data stage
     l1 = L1_MODELS.get(cfg.l1.model)(cfg.l1, l1_bytes(cfg, the_plan.occupancy), stage, l2, cfg.seed)
     shared = SHARED_MODELS.get(cfg.shared.model)(cfg.shared, cfg.sm.subpartitions,

@@ -569,6 +569,13 @@ def test_device_share_divides_l2_and_hbm_among_the_busy_sms():
     assert grid.busy == 132 and grid.l2_bytes == 35826346 // 132
     assert grid.l2_bytes_per_cycle == pytest.approx(3725 / 132)
     assert grid.dram_bytes_per_cycle == pytest.approx(3080e9 / 1980e6 / 132)
+    assert grid.weight == 132.0
+    # "share" times one block a wave, the short last one's too: 400 blocks, 4 timed, get 4/400 of the bandwidths
+    short = device_share(h100, 400, 4)
+    assert short.busy == 132 and short.l2_bytes == grid.l2_bytes and short.weight == 100.0
+    assert short.dram_bytes_per_cycle == pytest.approx(3080e9 / 1980e6 / 100)
+    assert short.l2_bytes_per_cycle == pytest.approx(3725 / 100)
+    assert device_share(h100, 396, 3).weight == 132.0 and device_share(h100, 100, 1).weight == 100.0
 
 
 EMPTY_PTX = """.version 8.0
