@@ -176,6 +176,8 @@ class L2Spec:
     partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
     partial_write_cycles: float = 0.0  # a slice merging a line's sectors written in part: one sector's (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
+    subword_chain_cycles: float = 0.0  # a store into part of a 4-byte word waits this long after the last one
+                                       # into that word (0: no wait)
     sharing: str = "private"          # "neighbours": lines a block's grid neighbours (other SMs) brought are in L2;
                                       # "device": lines any earlier block brought, as long as the device's L2 keeps them
     usable_bytes: int = 0             # what a stream over the whole GPU can keep in L2 (0: all of size_bytes)
@@ -379,6 +381,7 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "const_miss_per_sm_cycles", "const_line_cycles",
            "dirty_bytes", "dirty_at_start_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles",
+           "subword_chain_cycles",
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",

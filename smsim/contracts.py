@@ -98,10 +98,11 @@ class L2Model(Component, Protocol):
         ...
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,
-              narrow: bool = True) -> float:
+              narrow: bool = True, part: np.ndarray | None = None) -> float:
         """A store's sectors arriving at ``t`` (``written``: bytes the store writes in each, if known;
         ``narrow``: a store L1 could merge with its warp's next stores, ``l1.merge_sectors`` sectors in
-        ``l1.merge_lines`` lines at most): the cycle L2 has them."""
+        ``l1.merge_lines`` lines at most; ``part``: the 4-byte words it writes only in part,
+        :func:`smsim.fast.coalesce.part_words`): the cycle L2 has them."""
         ...
 
     def merged(self, sectors: np.ndarray, written: np.ndarray, paid: np.ndarray, whole: np.ndarray,
@@ -151,7 +152,8 @@ class L1Model(Component, Protocol):
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
-               warp: int = -1, rows: tuple | None = None, waves: int = 1, carried: int = 0) -> float:
+               warp: int = -1, rows: tuple | None = None, waves: int = 1, carried: int = 0,
+               part: np.ndarray | None = None) -> float:
         """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
         ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
@@ -163,7 +165,8 @@ class L1Model(Component, Protocol):
         a number no other warp of the launch has, for stores that may join another warp's write; ``rows``:
         the DRAM rows of that warp's latest load, which a store's join also asks of the waiting write's;
         ``waves``: a cached load's wavefronts in the data array, ``l1.data_banks``; ``carried``: the bytes its
-        lanes get, which the data path carries, 0: its sectors')."""
+        lanes get, which the data path carries, 0: its sectors'; ``part``: the 4-byte words a store writes in
+        part, :func:`smsim.fast.coalesce.part_words`)."""
         ...
 
     def fence(self, t: float, scope: str) -> float:

@@ -620,7 +620,7 @@ class FakeL2:
         self.calls.append(("read", list(sectors), t))
         return np.full(len(sectors), t + 100.0)
 
-    def write(self, sectors, t, written=None, narrow=True):
+    def write(self, sectors, t, written=None, narrow=True, part=None):
         self.calls.append(("write", list(sectors), t))
         self.narrow = narrow
         return t + 30.0
@@ -1894,6 +1894,18 @@ def test_stores_count_the_sectors_they_write_in_part():
     assert l2.metrics(100.0)["smsim.l2.partial_sector_writes"] == 8
 
 
+def test_stores_name_the_words_they_write_in_part():
+    from smsim.fast.coalesce import part_words
+    column = np.arange(32, dtype=np.uint64) * 160         # a byte transpose's lanes: each in a word of its own
+    assert part_words(column, 1).tolist() == (np.arange(32) * 40).tolist()
+    assert part_words(np.arange(32, dtype=np.uint64), 1).tolist() == []          # 32 consecutive bytes: whole
+    assert part_words(np.arange(32, dtype=np.uint64)[::-1] * 2, 2).tolist() == []  # 16-bit, consecutive
+    assert part_words(np.arange(32, dtype=np.uint64) * 4, 2).tolist() == list(range(32))   # every other half
+    pairs = np.array([0, 1, 1, 2, 4, 5, 6, 7, 9], np.uint64)  # word 0: bytes 0-2; word 1 whole; word 2: byte 9
+    assert part_words(pairs, 1).tolist() == [0, 2]
+    assert part_words(np.arange(32, dtype=np.uint64) * 8, 4).tolist() == []     # words and wider: never
+
+
 def test_l2_completes_a_partly_written_sector_from_dram_only_when_it_leaves_still_partial():
     hbm = _dram()
     l2 = L2(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)      # one set of 8 lines of 4 sectors
@@ -1958,6 +1970,29 @@ def test_l2_slices_take_written_sectors_partial_ones_into_sectors_not_held_whole
         assert l2.write(_sectors(64, 65, 66, 67), 400.0, np.full(4, 16)) == pytest.approx(405.5 + 20)
     with pytest.raises(ConfigError, match="l2.partial_write_cycles"):
         load("tiny", {"l2.partial_write_cycles": 0.5, "l2.write_sector_cycles": 1.0})
+
+
+def test_stores_into_part_of_a_word_take_turns_at_l2_whole_words_do_not():
+    """docs/hardware/column_store_hw.md: a byte transpose's four warps each writing one byte of every output
+    word take the H200 2400-2600 cycles longer than float32's, in one wave of any size: a chain per word."""
+    from smsim.mem.l2_write_back import WriteBackL2
+    spec = dataclasses.replace(TINY.l2, subword_chain_cycles=100.0)
+    for model in (L2, WriteBackL2):
+        l2 = model(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)
+        one = np.array([1])
+        # port 0..0.5: the first byte into words 10 and 11 waits for nothing, acknowledged after the hit latency
+        assert l2.write(_sectors(1), 0.0, one, part=np.array([10, 11])) == pytest.approx(0.5 + 20)
+        # the next byte into word 10 begins 100 cycles after the first began (0.5); a third 100 after that
+        assert l2.write(_sectors(1), 1.0, one, part=np.array([10])) == pytest.approx(100.5 + 20)
+        assert l2.write(_sectors(1), 2.0, one, part=np.array([10, 12])) == pytest.approx(200.5 + 20)
+        # word 11's second waits for its first only; a store of whole words waits for none
+        assert l2.write(_sectors(1), 3.0, one, part=np.array([11])) == pytest.approx(100.5 + 20)
+        assert l2.write(_sectors(1), 4.0, np.array([4])) == pytest.approx(4.5 + 20)
+        # long after: no wait
+        assert l2.write(_sectors(1), 1000.0, one, part=np.array([10])) == pytest.approx(1000.5 + 20)
+    off = L2(TINY.l2, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)      # subword_chain_cycles 0: none
+    off.write(_sectors(1), 0.0, np.array([1]), part=np.array([10]))
+    assert off.write(_sectors(1), 1.0, np.array([1]), part=np.array([10])) == pytest.approx(1.5 + 20)
 
 
 def test_l2_takes_bytes_l1_merged_into_a_waiting_write_without_time_and_gives_back_a_whole_lines_merge():

@@ -438,3 +438,25 @@ def test_a_short_last_wave_costs_its_blocks_not_a_whole_waves_bandwidth():
         assert (out == 1).all()
     assert cycles[528] > 1.15 * cycles[396]                    # bound by the slices: more blocks take longer
     assert cycles[400] == pytest.approx(cycles[396] * 400 / 396, rel=0.02)
+
+
+@cuda.jit
+def _transpose(out, img):
+    x, y = cuda.grid(2)
+    if y < img.shape[0] and x < img.shape[1]:
+        out[x, y] = img[y, x]
+
+
+def test_a_byte_transposes_four_warps_a_word_take_turns_at_l2():
+    """docs/hardware/column_store_hw.md: a 160x160 transpose in 32x8 blocks takes the H200 2640 cycles more in
+    bytes than in float32 (the same L2 write requests), 970 more in 16-bit values: each output word's four
+    (two) writers, warps of one block, take turns at L2 (l2.subword_chain_cycles)."""
+    cycles = {}
+    for kind in (np.uint8, np.uint16, np.float32):
+        img = (np.arange(160 * 160) % 251).astype(kind).reshape(160, 160)
+        out = np.zeros_like(img)
+        cycles[kind] = smsim.launch(_transpose, (5, 20), (32, 8), (out, img), config="h200").cycles
+        assert np.array_equal(out, img.T)
+    wait = smsim.config.load("h200").l2.subword_chain_cycles
+    assert 2.5 * wait < cycles[np.uint8] - cycles[np.float32] < 3.5 * wait
+    assert 0.5 * wait < cycles[np.uint16] - cycles[np.float32] < 1.5 * wait

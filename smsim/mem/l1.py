@@ -139,12 +139,14 @@ class L1:
 
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
-               warp: int = -1, rows: tuple | None = None, waves: int = 1, carried: int = 0) -> float:
+               warp: int = -1, rows: tuple | None = None, waves: int = 1, carried: int = 0,
+               part: np.ndarray | None = None) -> float:
         """Submit a request of ``kind`` ("ld", "st", "atom" or "red") at ``t`` (the caller checked
         :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store; ``merged``:
         a store whose bytes an earlier one of its warp carried to L2, which takes the tag stage and no
         more; ``rows``: the DRAM rows of the storing warp's latest load, :meth:`_join`; ``waves``: a load's
-        data-array wavefronts, ``l1.data_banks``; ``carried``: the bytes its lanes get, 0: its sectors')."""
+        data-array wavefronts, ``l1.data_banks``; ``carried``: the bytes its lanes get, 0: its sectors';
+        ``part``: the 4-byte words a store writes in part, :meth:`smsim.mem.l2.L2.write`)."""
         spec = self.spec
         self._count(kind, space, len(sectors))
         self.block = warp >> 6 if warp >= 0 else -1       # the grid's block whose warp asks (warp: block << 6 | w)
@@ -170,7 +172,7 @@ class L1:
                 done, cost = joined, 0
             else:
                 done = self._credited(self.stores, lines, tend,
-                                      lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow))
+                                      lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow, part))
                 if joins:
                     self._note_waiting(sectors, lines, ops, done, warp, rows)
             if spec.write_buffer_cycles and cost:   # the port's own backlog, whatever the credits
