@@ -98,11 +98,12 @@ class L2Model(Component, Protocol):
         ...
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,
-              narrow: bool = True, part: np.ndarray | None = None) -> float:
+              narrow: bool = True, part: np.ndarray | None = None, writer: int = -1) -> float:
         """A store's sectors arriving at ``t`` (``written``: bytes the store writes in each, if known;
         ``narrow``: a store L1 could merge with its warp's next stores, ``l1.merge_sectors`` sectors in
         ``l1.merge_lines`` lines at most; ``part``: the 4-byte words it writes only in part,
-        :func:`smsim.fast.coalesce.part_words`): the cycle L2 has them."""
+        :func:`smsim.fast.coalesce.part_words`; ``writer``: its warp, as :meth:`L1Model.access` names it, -1
+        not known): the cycle L2 has them."""
         ...
 
     def merged(self, sectors: np.ndarray, written: np.ndarray, paid: np.ndarray, whole: np.ndarray,

@@ -620,7 +620,7 @@ class FakeL2:
         self.calls.append(("read", list(sectors), t))
         return np.full(len(sectors), t + 100.0)
 
-    def write(self, sectors, t, written=None, narrow=True, part=None):
+    def write(self, sectors, t, written=None, narrow=True, part=None, writer=-1):
         self.calls.append(("write", list(sectors), t))
         self.narrow = narrow
         return t + 30.0
@@ -1990,6 +1990,11 @@ def test_stores_into_part_of_a_word_take_turns_at_l2_whole_words_do_not():
         assert l2.write(_sectors(1), 4.0, np.array([4])) == pytest.approx(4.5 + 20)
         # long after: no wait
         assert l2.write(_sectors(1), 1000.0, one, part=np.array([10])) == pytest.approx(1000.5 + 20)
+        # a warp's next store into the words it wrote in part last merges with that one in L1: no wait; another
+        # warp's waits for it
+        assert l2.write(_sectors(1), 2000.0, one, part=np.array([30]), writer=7) == pytest.approx(2000.5 + 20)
+        assert l2.write(_sectors(1), 2001.0, one, part=np.array([30]), writer=7) == pytest.approx(2001.5 + 20)
+        assert l2.write(_sectors(1), 2002.0, one, part=np.array([30]), writer=8) == pytest.approx(2101.5 + 20)
     off = L2(TINY.l2, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)      # subword_chain_cycles 0: none
     off.write(_sectors(1), 0.0, np.array([1]), part=np.array([10]))
     assert off.write(_sectors(1), 1.0, np.array([1]), part=np.array([10])) == pytest.approx(1.5 + 20)

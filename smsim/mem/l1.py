@@ -172,7 +172,7 @@ class L1:
                 done, cost = joined, 0
             else:
                 done = self._credited(self.stores, lines, tend,
-                                      lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow, part))
+                                      lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow, part, warp))
                 if joins:
                     self._note_waiting(sectors, lines, ops, done, warp, rows)
             if spec.write_buffer_cycles and cost:   # the port's own backlog, whatever the credits

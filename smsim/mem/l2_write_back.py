@@ -85,9 +85,10 @@ class WriteBackL2(L2):
             self.n_dirty = len(start)
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,
-              narrow: bool = True, part: np.ndarray | None = None) -> float:
+              narrow: bool = True, part: np.ndarray | None = None, writer: int = -1) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each; ``part``: the words
-        it writes in part, :meth:`smsim.mem.l2.L2._chain`); the cycle L2 has them. Nothing goes to DRAM now."""
+        it writes in part, by the warp ``writer``, :meth:`smsim.mem.l2.L2._chain`); the cycle L2 has them.
+        Nothing goes to DRAM now."""
         spec = self.spec
         sb = spec.sector_bytes
         _, done = self.port.transfer(t, len(sectors) * sb)
@@ -106,7 +107,7 @@ class WriteBackL2(L2):
         self._dirty_bytes(sectors, written, whole)
         if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
             sent = max(sent, self._clean(t))
-        return max(done, merged, sent, self._chain(part, max(done, merged))) + spec.hit_latency_cycles
+        return max(done, merged, sent, self._chain(part, max(done, merged), writer)) + spec.hit_latency_cycles
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
                whole: np.ndarray | None = None) -> float:
