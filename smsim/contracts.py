@@ -98,12 +98,11 @@ class L2Model(Component, Protocol):
         ...
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,
-              narrow: bool = True, part: np.ndarray | None = None, writer: int = -1) -> float:
+              narrow: bool = True, part: np.ndarray | None = None) -> float:
         """A store's sectors arriving at ``t`` (``written``: bytes the store writes in each, if known;
         ``narrow``: a store L1 could merge with its warp's next stores, ``l1.merge_sectors`` sectors in
-        ``l1.merge_lines`` lines at most; ``part``: the 4-byte words it writes only in part,
-        :func:`smsim.fast.coalesce.part_words`; ``writer``: its warp, as :meth:`L1Model.access` names it, -1
-        not known): the cycle L2 has them."""
+        ``l1.merge_lines`` lines at most; ``part``: the sectors in which it writes some 4-byte word only in
+        part, :func:`smsim.fast.coalesce.part_sectors`): the cycle L2 has them."""
         ...
 
     def merged(self, sectors: np.ndarray, written: np.ndarray, paid: np.ndarray, whole: np.ndarray,
@@ -166,8 +165,8 @@ class L1Model(Component, Protocol):
         a number no other warp of the launch has, for stores that may join another warp's write; ``rows``:
         the DRAM rows of that warp's latest load, which a store's join also asks of the waiting write's;
         ``waves``: a cached load's wavefronts in the data array, ``l1.data_banks``; ``carried``: the bytes its
-        lanes get, which the data path carries, 0: its sectors'; ``part``: the 4-byte words a store writes in
-        part, :func:`smsim.fast.coalesce.part_words`)."""
+        lanes get, which the data path carries, 0: its sectors'; ``part``: the sectors in which a store writes
+        some 4-byte word in part, :func:`smsim.fast.coalesce.part_sectors`)."""
         ...
 
     def fence(self, t: float, scope: str) -> float:

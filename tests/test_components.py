@@ -620,7 +620,7 @@ class FakeL2:
         self.calls.append(("read", list(sectors), t))
         return np.full(len(sectors), t + 100.0)
 
-    def write(self, sectors, t, written=None, narrow=True, part=None, writer=-1):
+    def write(self, sectors, t, written=None, narrow=True, part=None):
         self.calls.append(("write", list(sectors), t))
         self.narrow = narrow
         return t + 30.0
@@ -1904,6 +1904,10 @@ def test_stores_name_the_words_they_write_in_part():
     pairs = np.array([0, 1, 1, 2, 4, 5, 6, 7, 9], np.uint64)  # word 0: bytes 0-2; word 1 whole; word 2: byte 9
     assert part_words(pairs, 1).tolist() == [0, 2]
     assert part_words(np.arange(32, dtype=np.uint64) * 8, 4).tolist() == []     # words and wider: never
+    from smsim.fast.coalesce import part_sectors
+    assert part_sectors(column, 1, 32).tolist() == (np.arange(32) * 5).tolist()  # 160-byte rows: sector 5k
+    assert part_sectors(pairs, 1, 32).tolist() == [0]
+    assert part_sectors(np.arange(32, dtype=np.uint64), 1, 32).tolist() == []
 
 
 def test_l2_completes_a_partly_written_sector_from_dram_only_when_it_leaves_still_partial():
@@ -1972,32 +1976,33 @@ def test_l2_slices_take_written_sectors_partial_ones_into_sectors_not_held_whole
         load("tiny", {"l2.partial_write_cycles": 0.5, "l2.write_sector_cycles": 1.0})
 
 
-def test_stores_into_part_of_a_word_take_turns_at_l2_whole_words_do_not():
-    """docs/hardware/column_store_hw.md: a byte transpose's four warps each writing one byte of every output
-    word take the H200 2400-2600 cycles longer than float32's, in one wave of any size: a chain per word."""
+def test_stores_into_part_of_a_sectors_words_take_turns_at_l2_for_every_block_storing_there():
+    """docs/hardware/column_store_hw.md: a byte transpose's 32 one-byte stores into each output sector, from 32
+    warps of four blocks, take the H200 2400-2600 cycles longer than float32's, in one wave of any size: a
+    chain per sector (docs/hardware/subword_hw.md: four such stores a sector, 0-250 cycles)."""
     from smsim.mem.l2_write_back import WriteBackL2
     spec = dataclasses.replace(TINY.l2, subword_chain_cycles=100.0)
     for model in (L2, WriteBackL2):
         l2 = model(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)
         one = np.array([1])
-        # port 0..0.5: the first byte into words 10 and 11 waits for nothing, acknowledged after the hit latency
-        assert l2.write(_sectors(1), 0.0, one, part=np.array([10, 11])) == pytest.approx(0.5 + 20)
-        # the next byte into word 10 begins 100 cycles after the first began (0.5); a third 100 after that
-        assert l2.write(_sectors(1), 1.0, one, part=np.array([10])) == pytest.approx(100.5 + 20)
-        assert l2.write(_sectors(1), 2.0, one, part=np.array([10, 12])) == pytest.approx(200.5 + 20)
-        # word 11's second waits for its first only; a store of whole words waits for none
-        assert l2.write(_sectors(1), 3.0, one, part=np.array([11])) == pytest.approx(100.5 + 20)
-        assert l2.write(_sectors(1), 4.0, np.array([4])) == pytest.approx(4.5 + 20)
+        # port 0..0.5: the first store into part of sectors 10 and 11 waits for nothing
+        assert l2.write(_sectors(10), 0.0, one, part=np.array([10, 11])) == pytest.approx(0.5 + 20)
+        # the next into sector 10 begins 100 cycles after the first began (0.5); a third 100 after that
+        assert l2.write(_sectors(10), 1.0, one, part=np.array([10])) == pytest.approx(100.5 + 20)
+        assert l2.write(_sectors(10), 2.0, one, part=np.array([10, 12])) == pytest.approx(200.5 + 20)
+        # sector 11's second waits for its first only; a store of whole words waits for none
+        assert l2.write(_sectors(11), 3.0, one, part=np.array([11])) == pytest.approx(100.5 + 20)
+        assert l2.write(_sectors(10), 4.0, np.array([4])) == pytest.approx(4.5 + 20)
         # long after: no wait
-        assert l2.write(_sectors(1), 1000.0, one, part=np.array([10])) == pytest.approx(1000.5 + 20)
-        # a warp's next store into the words it wrote in part last merges with that one in L1: no wait; another
-        # warp's waits for it
-        assert l2.write(_sectors(1), 2000.0, one, part=np.array([30]), writer=7) == pytest.approx(2000.5 + 20)
-        assert l2.write(_sectors(1), 2001.0, one, part=np.array([30]), writer=7) == pytest.approx(2001.5 + 20)
-        assert l2.write(_sectors(1), 2002.0, one, part=np.array([30]), writer=8) == pytest.approx(2101.5 + 20)
+        assert l2.write(_sectors(10), 1000.0, one, part=np.array([10])) == pytest.approx(1000.5 + 20)
+    # where blocks of three other SMs store into sector 40 at once, each of this SM's stores stands for four
+    l2 = WriteBackL2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=4)
+    l2.written_by_others(np.array([40]), np.array([4]))
+    l2.write(_sectors(40), 0.0, np.array([1]), part=np.array([40]))
+    assert l2.write(_sectors(40), 1.0, np.array([1]), part=np.array([40])) == pytest.approx(400.5 + 20)
     off = L2(TINY.l2, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=1)      # subword_chain_cycles 0: none
-    off.write(_sectors(1), 0.0, np.array([1]), part=np.array([10]))
-    assert off.write(_sectors(1), 1.0, np.array([1]), part=np.array([10])) == pytest.approx(1.5 + 20)
+    off.write(_sectors(10), 0.0, np.array([1]), part=np.array([10]))
+    assert off.write(_sectors(10), 1.0, np.array([1]), part=np.array([10])) == pytest.approx(1.5 + 20)
 
 
 def test_l2_takes_bytes_l1_merged_into_a_waiting_write_without_time_and_gives_back_a_whole_lines_merge():

@@ -206,6 +206,13 @@ def part_words(addr: np.ndarray, nbytes: int, word_bytes: int = 4) -> np.ndarray
     return _part_words(np.asarray(addr), nbytes, word_bytes)
 
 
+def part_sectors(addr: np.ndarray, nbytes: int, sector_bytes: int = 32, word_bytes: int = 4) -> np.ndarray:
+    """The sectors (sorted, distinct, as :func:`sectors` numbers them) in which a warp's store of ``nbytes``
+    per lane writes some ``word_bytes`` word only in part (:func:`part_words`)."""
+    words = part_words(addr, nbytes, word_bytes)
+    return np.unique(words // (sector_bytes // word_bytes)) if len(words) else words
+
+
 # ------------------------------------------------------------------------------------------ numpy twins
 def sectors_np(addr: np.ndarray, nbytes: int, sector_bytes: int = 32) -> np.ndarray:
     """Numpy twin of :func:`sectors`: every (lane, byte) pair's sector, then ``np.unique``."""

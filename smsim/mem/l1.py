@@ -146,7 +146,7 @@ class L1:
         a store whose bytes an earlier one of its warp carried to L2, which takes the tag stage and no
         more; ``rows``: the DRAM rows of the storing warp's latest load, :meth:`_join`; ``waves``: a load's
         data-array wavefronts, ``l1.data_banks``; ``carried``: the bytes its lanes get, 0: its sectors';
-        ``part``: the 4-byte words a store writes in part, :meth:`smsim.mem.l2.L2.write`)."""
+        ``part``: the sectors in which a store writes some 4-byte word in part, :meth:`smsim.mem.l2.L2.write`)."""
         spec = self.spec
         self._count(kind, space, len(sectors))
         self.block = warp >> 6 if warp >= 0 else -1       # the grid's block whose warp asks (warp: block << 6 | w)
@@ -172,7 +172,7 @@ class L1:
                 done, cost = joined, 0
             else:
                 done = self._credited(self.stores, lines, tend,
-                                      lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow, part, warp))
+                                      lambda at: self.l2.write(sectors, self._out(at, cost), ops, narrow, part))
                 if joins:
                     self._note_waiting(sectors, lines, ops, done, warp, rows)
             if spec.write_buffer_cycles and cost:   # the port's own backlog, whatever the credits

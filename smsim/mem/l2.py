@@ -132,8 +132,8 @@ SHARED = -2
 #: address a kernel names (global memory starts at :data:`isa.memory.GLOBAL_BASE`, below 2^47)
 RESIDUE_LINE = 1 << 50
 
-#: Not hardware: words written in part :meth:`L2._chain` remembers before it forgets those already done
-_WORD_CHAIN_LIMIT = 1 << 14
+#: Not hardware: sectors :meth:`L2._chain` remembers before it forgets those whose stores are done
+_SECTOR_CHAIN_LIMIT = 1 << 14
 
 
 def residue_sectors(spec: L2Spec, size_bytes: int) -> np.ndarray:
@@ -188,8 +188,7 @@ class L2:
         sb = spec.sector_bytes
         self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
         self.paid_lines = _NONE           # the lines the last write paid partial_write_cycles for
-        self.word_free: dict = {}         # 4-byte word written in part -> (cycle a store into part of it may
-                                          # begin, the warp of the last)
+        self.sector_free: dict = {}       # sector with words written in part -> cycle the next such store may begin
         self.fetched = 0                  # sectors of the last read this share fetched from DRAM
         self.atomic_taken = 0.0           # cycle the slices' units took up the last atomic (its first operation)
         #: cycle each slice's unit has done the operations sent to it so far, had their data all been there (its
@@ -408,10 +407,10 @@ class L2:
         return now
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,
-              narrow: bool = True, part: np.ndarray | None = None, writer: int = -1) -> float:
+              narrow: bool = True, part: np.ndarray | None = None) -> float:
         """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each, counted as
         ``smsim.l2.partial_sector_writes`` where short of a sector; ``narrow``: see :meth:`_merge_partial`;
-        ``part``: the words it writes in part, by the warp ``writer``, :meth:`_chain`); the cycle L2 has them."""
+        ``part``: those in which it writes some word in part, :meth:`_chain`); the cycle L2 has them."""
         spec = self.spec
         _, done = self.port.transfer(t, len(sectors) * spec.sector_bytes)
         self.sectors_write += len(sectors)
@@ -420,34 +419,39 @@ class L2:
         self._complete_partial(sectors, written, held, done)
         self._fill(sectors, done, t)
         sent = self.dram.write(sectors, done)         # written through: L2 holds them until HBM starts on them
-        return max(done, merged, sent, self._chain(part, max(done, merged), writer)) + spec.hit_latency_cycles
+        return max(done, merged, sent, self._chain(part, max(done, merged))) + spec.hit_latency_cycles
 
-    def _chain(self, part: np.ndarray | None, t: float, writer: int = -1) -> float:
-        """A store whose bytes reach the slices at ``t`` writing the 4-byte words ``part`` only in part: into
-        each, after the last store into part of it, ``subword_chain_cycles`` after that one began; the cycle the
-        last of them begins (``t`` if it waits for none). The stores of one byte (or two) into a word that
-        arrive together so take turns: ``docs/hardware/column_store_hw.md``, a byte image transposed in 32x8
-        blocks, whose four warps of a block write the four bytes of each output word at about the same time,
-        takes the H200 2400-2600 cycles longer than the same transpose of float32 (the same L2 write requests),
-        however many blocks its one wave has (100 or 400: a chain, not a rate), 16-bit values (two a word) 700-1200;
-        a store of whole words waits for none. Nor does a store into words its own warp (``writer``) wrote in part
-        last, which L1 merges with that one: ``practice.life_step``'s warps write each byte cell in one of two
-        branches, two ``STG.U8`` into the same words, and take the H200 the time smsim gives them without the wait
-        (1.00 at the test size; 1.14 waiting)."""
+    def _chain(self, part: np.ndarray | None, t: float) -> float:
+        """A store whose bytes reach the slices at ``t`` writing some 4-byte word only in part in each of the
+        sectors ``part``: into each, after the last such store into that sector, ``subword_chain_cycles`` after
+        it began for each of the blocks that store into it at once (this SM's store stands for one of each,
+        :meth:`_sharers`); the cycle the last of them begins (``t`` if it waits for none). A sector's stores
+        into part of its words take turns: ``docs/hardware/column_store_hw.md``, a byte image transposed in
+        32x8 blocks, 32 one-byte stores into each output sector from 32 warps of four blocks at about the same
+        time, takes the H200 2400-2600 cycles longer than the same transpose of float32 (the same L2 write
+        requests), however many blocks its one wave has (100 or 400: a chain, not a rate), 16-bit values (16 a
+        sector) 700-1200; ``docs/hardware/subword_hw.md``: four warps' bytes into each of the words of four
+        sectors (four stores a sector) take no longer than whole words (0-250 cycles), nor do bytes one a word;
+        a store of whole words waits for none."""
         wait = self.spec.subword_chain_cycles
         if part is None or not len(part) or not wait:
             return t
-        free, last = self.word_free, t
-        for w in part.tolist():
-            start, by = free.get(w, (t, writer))
-            if start < t or (by == writer and writer >= 0):
+        free, last = self.sector_free, t
+        for s, n in zip(part.tolist(), self._sharers(part).tolist()):
+            start = free.get(s, t)
+            if start < t:
                 start = t
-            free[w] = (start + wait, writer)
+            free[s] = start + wait * n
             if start > last:
                 last = start
-        if len(free) > _WORD_CHAIN_LIMIT:              # forget words whose last store is done
-            self.word_free = {w: f for w, f in free.items() if f[0] > t}
+        if len(free) > _SECTOR_CHAIN_LIMIT:            # forget sectors whose last store is done
+            self.sector_free = {s: f for s, f in free.items() if f > t}
         return last
+
+    def _sharers(self, sectors: np.ndarray) -> np.ndarray:
+        """How many blocks store into each of ``sectors`` at once, this SM's among them: this one alone
+        (:class:`smsim.mem.l2_write_back.WriteBackL2` knows the others')."""
+        return np.ones(len(sectors), np.int64)
 
     def _merge_partial(self, sectors: np.ndarray, written: np.ndarray | None, held: np.ndarray, t: float,
                        narrow: bool = True) -> float:

@@ -85,10 +85,10 @@ class WriteBackL2(L2):
             self.n_dirty = len(start)
 
     def write(self, sectors: np.ndarray, t: float, written: np.ndarray | None = None,
-              narrow: bool = True, part: np.ndarray | None = None, writer: int = -1) -> float:
-        """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each; ``part``: the words
-        it writes in part, by the warp ``writer``, :meth:`smsim.mem.l2.L2._chain`); the cycle L2 has them.
-        Nothing goes to DRAM now."""
+              narrow: bool = True, part: np.ndarray | None = None) -> float:
+        """A store's sectors, arriving at ``t`` (``written``: the bytes it writes in each; ``part``: those in
+        which it writes some word in part, :meth:`smsim.mem.l2.L2._chain`); the cycle L2 has them. Nothing goes
+        to DRAM now."""
         spec = self.spec
         sb = spec.sector_bytes
         _, done = self.port.transfer(t, len(sectors) * sb)
@@ -107,7 +107,7 @@ class WriteBackL2(L2):
         self._dirty_bytes(sectors, written, whole)
         if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
             sent = max(sent, self._clean(t))
-        return max(done, merged, sent, self._chain(part, max(done, merged), writer)) + spec.hit_latency_cycles
+        return max(done, merged, sent, self._chain(part, max(done, merged))) + spec.hit_latency_cycles
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
                whole: np.ndarray | None = None) -> float:
@@ -168,6 +168,12 @@ class WriteBackL2(L2):
         between eight blocks, and nothing is read from DRAM to complete it)."""
         self.writers.update(zip(sectors.tolist(), writers.tolist()))
         forget_oldest(self.writers, self.others_limit)
+
+    def _sharers(self, sectors: np.ndarray) -> np.ndarray:
+        """How many blocks store into each of ``sectors`` at the same point of their code, this SM's among them
+        (:meth:`written_by_others`; 1 where no other SM's block does)."""
+        writers = self.writers
+        return np.fromiter((writers.get(s, 1) for s in sectors.tolist()), np.int64, len(sectors))
 
     def _theirs(self, sectors: np.ndarray) -> np.ndarray:
         """Which of ``sectors`` other SMs' blocks touched before (:meth:`held_by_others`), which this SM's
