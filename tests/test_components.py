@@ -1995,6 +1995,9 @@ def test_stores_into_part_of_a_sectors_words_take_turns_at_l2_for_every_block_st
         assert l2.write(_sectors(10), 4.0, np.array([4])) == pytest.approx(4.5 + 20)
         # long after: no wait
         assert l2.write(_sectors(10), 1000.0, one, part=np.array([10])) == pytest.approx(1000.5 + 20)
+        m = l2.metrics(2000.0)
+        assert m["smsim.l2.part_word_sector_writes"] == 7
+        assert m["smsim.l2.part_word_wait_cycles"] == pytest.approx(99 + 198 + 97)
     # where blocks of three other SMs store into sector 40 at once, each of this SM's stores stands for four
     l2 = WriteBackL2(spec, 4096, BandwidthQueue(64.0), _dram(), seed=0, busy=4)
     l2.written_by_others(np.array([40]), np.array([4]))

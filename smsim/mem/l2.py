@@ -189,6 +189,8 @@ class L2:
         self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
         self.paid_lines = _NONE           # the lines the last write paid partial_write_cycles for
         self.sector_free: dict = {}       # sector with words written in part -> cycle the next such store may begin
+        self.part_word_writes = 0         # sectors stores wrote some word of in part (:meth:`_chain`)
+        self.part_word_wait = 0.0         # cycles the last of each such store's sectors waited for the one before
         self.fetched = 0                  # sectors of the last read this share fetched from DRAM
         self.atomic_taken = 0.0           # cycle the slices' units took up the last atomic (its first operation)
         #: cycle each slice's unit has done the operations sent to it so far, had their data all been there (its
@@ -437,6 +439,7 @@ class L2:
         if part is None or not len(part) or not wait:
             return t
         free, last = self.sector_free, t
+        self.part_word_writes += len(part)
         for s, n in zip(part.tolist(), self._sharers(part).tolist()):
             start = free.get(s, t)
             if start < t:
@@ -446,6 +449,7 @@ class L2:
                 last = start
         if len(free) > _SECTOR_CHAIN_LIMIT:            # forget sectors whose last store is done
             self.sector_free = {s: f for s, f in free.items() if f > t}
+        self.part_word_wait += last - t
         return last
 
     def _sharers(self, sectors: np.ndarray) -> np.ndarray:
@@ -670,6 +674,8 @@ class L2:
                 "smsim.l2.atomic_ops": self.atomic_ops,
                 "smsim.l2.partial_sector_writes": self.partial_writes,
                 "smsim.l2.partial_sectors_completed": self.partial_filled,
+                "smsim.l2.part_word_sector_writes": self.part_word_writes,
+                "smsim.l2.part_word_wait_cycles": self.part_word_wait,
                 "smsim.l2.sectors_from_other_sms": self.sectors_from_others,
                 "lts__t_sector_op_read_hit_rate.pct": 100.0 * (hit / read if read else 0.0),
                 "smsim.l2.size_bytes_seen": self.size_bytes,
