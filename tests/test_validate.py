@@ -64,7 +64,7 @@ def _pinned(**kw) -> dict:
                 ("homework.pow_erf", "test"), ("lessons.sigmoid_f64", "test"), ("workshop.layernorm_warp", "test")] \
         if kw.get("compiler") == "smsim" else []
     assert [(c, size) for c, size, _ in left] == expected
-    assert s["cases"] == 323 - len(expected)
+    assert s["cases"] == 335 - len(expected)
     return s
 
 
@@ -285,9 +285,15 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # 10%; bootcamp.warp_atomic_same 0.675, 0.978 with it): 4.61%, 91.9%, 6.81%, 96.0%, 91.9%, 99.3%, 0.0993
     # over 307 cases. With the 16 `classroom` kernels (measured 2026-12-01 after the model of that day, compared
     # before anything changed for them: 5.2% on them, 15 of 16 within 10%, classroom.transpose_u8 0.74, a byte
-    # image transposed naively): 4.64%, 92.0%, 6.82%, 95.96%, 92.3%, 99.4%, 0.0981 over 323 cases
+    # image transposed naively): 4.64%, 92.0%, 6.82%, 95.96%, 92.3%, 99.4%, 0.0981 over 323 cases. Then a short
+    # last wave's blocks given their part of the device's bandwidths (single_sm.device_share's weight) and the
+    # stores into part of a sector's words taking turns at L2 (l2.subword_chain_cycles; classroom.transpose_u8
+    # 0.741 -> 1.018, exercises.matadd_colmajor 1.084 -> 1.018): 4.50%, 92.3%, 6.74%, 96.2%, 92.3%, 99.4%,
+    # 0.0981 on the 323. With the 12 `primer` kernels (measured 2026-12-01 after those models, compared before
+    # anything changed for them: 7.1% on them, 9 of 12 within 10%, primer.laplace5_f64 0.86): 4.59%, 91.6%,
+    # 6.77%, 95.96%, 92.5%, 99.4%, 0.0972 over 335 cases
     s = _pinned()
-    _at_least_as_good(s, 4.64, 0.919, 6.82, 0.959, 0.922, 0.993, 0.0981)
+    _at_least_as_good(s, 4.60, 0.916, 6.78, 0.959, 0.925, 0.994, 0.0973)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.0
     # issue 13 asks within 15% on all: the worst is 21.2%, homework.atomic_max_f32 (numba's float atomic.max,
     # a strong load and a CAS loop whose retries depend on how the whole device's warps race for 64 bins; the
@@ -378,8 +384,10 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # compiles (not a loop over a tuple: csr_warp_row, matvec_f64_warp; 8.98% on them, top stall right on 10 of
     # 14): 7.96%, 77.7%, 24.11%, 88.9%, 88.7%, 47.0%, 0.153 on 300. With the 15 `classroom` kernels it compiles
     # (not float64 math.exp: exp_f64; col_sum256 0.69 and transpose_u8 0.73 of the H200's time): 7.94%, 77.8%,
-    # 23.53%, 89.1%, 89.2%, 46.0%, 0.153 on 315
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.94, 0.777, 23.54, 0.890, 0.892, 0.460, 0.153)
+    # 23.53%, 89.1%, 89.2%, 46.0%, 0.153 on 315. A short last wave's share and the stores into part of a sector's
+    # words (above): 7.83%, 78.1%, 23.45%, 89.3%, 89.2%, 46.0%, 0.153 on the 315. With the 12 `primer` kernels (it
+    # compiles all): 7.79%, 78.3%, 22.87%, 89.4%, 89.3%, 46.8%, 0.152 on 327
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.80, 0.782, 22.88, 0.894, 0.892, 0.467, 0.152)
 
 
 @pytest.mark.slow
@@ -443,8 +451,10 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # 14.50%, 66.7%, 23.81%, 85.6%, 88.3%, 30.0%, 0.214 on 300. With the 15 `classroom` kernels it compiles (the
     # PTX stream times this compiler's loops as written, where ptxas unrolls them: col_sum256 5.55 and gemm_k16
     # 2.55 of the H200's time, 0.69 and 1.14 on the SASS stream): 16.03%, 67.0%, 24.75%, 85.7%, 88.6%, 29.8%,
-    # 0.212 on 315
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 16.04, 0.669, 24.76, 0.856, 0.885, 0.298, 0.212)
+    # 0.212 on 315. A short last wave's share and the stores into part of a sector's words (above): 15.93%,
+    # 67.6%, 24.76%, 85.9%, 88.6%, 29.8%, 0.212 on the 315. With the 12 `primer` kernels: 15.60%, 68.2%, 24.15%,
+    # 86.1%, 88.7%, 30.3%, 0.211 on 327
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.60, 0.681, 24.15, 0.861, 0.886, 0.302, 0.211)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
