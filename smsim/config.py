@@ -176,8 +176,8 @@ class L2Spec:
     partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
     partial_write_cycles: float = 0.0  # a slice merging a line's sectors written in part: one sector's (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
-    subword_chain_cycles: float = 0.0  # a store into part of a 4-byte word waits this long after the last one
-                                       # into that word (0: no wait)
+    subword_chain_cycles: float = 0.0  # a store writing part of a 4-byte word into a sector begins this long after
+                                       # the last such store into it, for each block storing there (0: no wait)
     sharing: str = "private"          # "neighbours": lines a block's grid neighbours (other SMs) brought are in L2;
                                       # "device": lines any earlier block brought, as long as the device's L2 keeps them
     usable_bytes: int = 0             # what a stream over the whole GPU can keep in L2 (0: all of size_bytes)

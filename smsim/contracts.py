@@ -22,11 +22,13 @@ them so; a new implementation registered in :mod:`smsim.registry` must accept th
   which its wavefronts take too where ``l1.one_data_stage`` says the two are one stage; None: its own);
 * L1: ``(spec: L1Spec, size_bytes: int, data: BandwidthQueue, l2: L2Model, seed: int)`` (``size_bytes``:
   what the shared-memory carveout leaves; ``data``: the return path to the registers);
-* L2: ``(spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int, busy: int)``
-  (this SM's share of the capacity, its port at its share of the bandwidth, the SMs sharing its atomic
-  units);
-* DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: int, seed: int)`` (this SM's
-  share of the bandwidth; the SMs sharing the device's row activations; the seed of its random draws);
+* L2: ``(spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int, busy: float)``
+  (this SM's share of the capacity, its port at its share of the bandwidth, how many times this SM's work
+  its slices and atomic units take: the busy SMs, fewer where a short last wave leaves this SM more blocks
+  than the mean one, :func:`smsim.single_sm.device_share`'s ``weight``);
+* DRAM: ``(spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: float, seed: int)`` (this SM's
+  share of the bandwidth; as many times this SM's work the device's row activations take; the seed of its
+  random draws);
 * front end: ``(spec: LaunchSpec, busy: int, resident: int)`` (``busy``: the SMs the launch keeps busy;
   ``resident``: the blocks one SM holds at once).
 """

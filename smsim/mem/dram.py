@@ -95,7 +95,7 @@ class Dram:
     """This SM's share of HBM (``spec``: :class:`smsim.config.DramSpec`; ``queue``: its share of the
     bandwidth; ``sector_bytes``: the size of the sectors L2 asks for)."""
 
-    def __init__(self, spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: int = 1, seed: int = 0):
+    def __init__(self, spec: DramSpec, queue: BandwidthQueue, sector_bytes: int, busy: float = 1, seed: int = 0):
         self.spec, self.sector_bytes = spec, sector_bytes
         self.rng = random.Random(seed)   # the loaded waits' draws (:meth:`_slowest`)
         self.access_bytes = spec.access_bytes

@@ -152,7 +152,7 @@ class L2:
     capacity, rounded down to whole sets; ``port``: its port at its share of the bandwidth)."""
 
     def __init__(self, spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int = 0,
-                 busy: int = 1):
+                 busy: float = 1):
         self.spec, self.dram, self.busy = spec, dram, busy
         self.unit_free = np.zeros(spec.slices)   # cycle each slice's atomic unit has done its backlog
         self.unit_ops = np.zeros(spec.slices)    # this SM's atomic operations per slice so far
@@ -434,7 +434,8 @@ class L2:
         requests), however many blocks its one wave has (100 or 400: a chain, not a rate), 16-bit values (16 a
         sector) 700-1200; ``docs/hardware/subword_hw.md``: four warps' bytes into each of the words of four
         sectors (four stores a sector) take no longer than whole words (0-250 cycles), nor do bytes one a word;
-        a store of whole words waits for none."""
+        a store of whole words waits for none, nor one L1 joined to another warp's write
+        (:meth:`smsim.mem.l1.L1._join`), which takes no turn of its own."""
         wait = self.spec.subword_chain_cycles
         if part is None or not len(part) or not wait:
             return t

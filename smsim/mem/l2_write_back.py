@@ -53,7 +53,7 @@ class WriteBackL2(L2):
     """:class:`smsim.mem.l2.L2` with dirty sectors written back on eviction (constructor as L2's)."""
 
     def __init__(self, spec: L2Spec, size_bytes: int, port: BandwidthQueue, dram: DramModel, seed: int = 0,
-                 busy: int = 1):
+                 busy: float = 1):
         super().__init__(spec, size_bytes, port, dram, seed, busy)
         self.dirty: dict = {}             # line -> {sector within the line: bytes written so far}, oldest first
         self.n_dirty = 0                  # dirty sectors
