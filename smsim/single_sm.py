@@ -5,8 +5,10 @@ per SM and shared-memory carveout (which leaves the L1 its size) and chooses the
 (``"share"``: the blocks this SM would run, one of each ``num_sms``, at a place that moves from wave to wave;
 ``"all"``: the whole grid on this one SM;
 ``N``: the first N). :func:`device_share` says how much of the device this SM sees: the launch keeps
-``busy = min(num_sms, grid blocks)`` SMs busy, and this SM gets ``1/busy`` of the L2 capacity, of the L2
-bandwidth (at most its own port's ``sm_port_bytes_per_cycle``) and of the HBM bandwidth. A one-block
+``busy = min(num_sms, grid blocks)`` SMs busy, and this SM gets ``1/busy`` of the L2 capacity, and of the L2
+bandwidth (at most its own port's ``sm_port_bytes_per_cycle``), the HBM bandwidth and the L2's shared units the
+part its timed blocks are of the grid's (``1/busy`` where the waves are whole; a short last wave leaves this SM
+more blocks than the mean one, :class:`DeviceShare`'s ``weight``). A one-block
 kernel thus has the whole L2 and all of HBM's bandwidth behind one L2 port; a full grid shares them
 evenly. What the blocks around a timed block read first, and (``l2.sharing = "device"``) what the blocks
 before it left in the device's L2, is in L2 for it (:meth:`smsim.sm.SM.neighbours`,
