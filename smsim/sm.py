@@ -820,7 +820,8 @@ class SM:
                 w.load_rows = (int(sectors[0]) // per, int(sectors[-1]) // per)
             elif kind == "st":
                 rows = w.load_rows
-        part = coalesce.part_sectors(a, info.nbytes, l1.sector_bytes) if kind == "st" and info.nbytes < 4 else None
+        part = coalesce.part_sectors(a, info.nbytes, l1.sector_bytes) \
+            if kind == "st" and info.nbytes < 4 and self.spec.l2.subword_chain_cycles else None
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, info.float_add, whole,
                                   merged, w.block.index << 6 | w.index, rows, waves, carried, part), shared_ready)
         if kind in ("ld", "atom") and l1.in_order_fills and self.l1.from_l2:   # after the warp's earlier ones

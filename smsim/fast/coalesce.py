@@ -176,34 +176,13 @@ def bytes_written(addr: np.ndarray, nbytes: int, sector_bytes: int) -> np.ndarra
     return np.minimum(_per_sector(np.asarray(addr), sector_bytes, False) * nbytes, sector_bytes)
 
 
-@njit(cache=True)
-def _part_words(addr, nbytes, word_bytes):
-    a = np.sort(addr.astype(np.int64))
-    out = np.empty(a.size, np.int64)
-    n = 0
-    i = 0
-    while i < a.size:
-        w = a[i] // word_bytes
-        got = 0
-        j = i
-        while j < a.size and a[j] // word_bytes == w:
-            if j == i or a[j] != a[j - 1]:
-                got += nbytes
-            j += 1
-        if got < word_bytes:
-            out[n] = w
-            n += 1
-        i = j
-    return out[:n]
-
-
 def part_words(addr: np.ndarray, nbytes: int, word_bytes: int = 4) -> np.ndarray:
     """For a warp's store of ``nbytes`` per lane (aligned): the ``word_bytes`` words (address // word_bytes,
     sorted) it writes only in part, bytes of a word other lanes do not write (none for stores of a word or
     wider; a byte transpose's 32 lanes, each in a word of its own, all 32)."""
     if nbytes >= word_bytes:
         return np.empty(0, np.int64)
-    return _part_words(np.asarray(addr), nbytes, word_bytes)
+    return sectors(addr, nbytes, word_bytes)[bytes_written(addr, nbytes, word_bytes) < word_bytes]
 
 
 def part_sectors(addr: np.ndarray, nbytes: int, sector_bytes: int = 32, word_bytes: int = 4) -> np.ndarray:
