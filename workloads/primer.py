@@ -159,9 +159,9 @@ def count_pos_vote(a, count):
         cuda.atomic.add(count, 0, cuda.popc(votes))
 
 
-def _image(n, rng, kind=np.uint8, mult=32):
-    side = max(mult, _side(n) // mult * mult)
-    return rng.integers(0, 256, (side, side)).astype(kind), side
+def _image(n, rng):
+    side = max(32, _side(n) // 32 * 32)
+    return rng.integers(0, 256, (side, side)).astype(np.uint8), side
 
 
 def _build_rotate(n, rng):
