@@ -186,7 +186,7 @@ def worker(case_ids, manifest: str, size: str, seed: int) -> int:
                 rec["kind"] = "ptx" if isinstance(case.kernel, workloads.PtxKernel) else "python"
                 s = case.setup(size, seed)
                 rec.update(grid=_dims(s.grid), block=_dims(s.block), shared_bytes=int(s.shared_bytes),
-                           size=case.sizes[size] if isinstance(size, str) else int(size), seed=seed)
+                           size=case.n(size), seed=seed)
                 stage = "compile"
                 if rec["kind"] == "ptx":
                     uses_cupy = True

@@ -1,7 +1,8 @@
 """Cases: a named launch of one kernel, with its inputs and the outputs it must produce.
 
 Life of a case: a :class:`Case` names a kernel and a ``build(n, rng)`` that makes the inputs for problem
-size ``n`` (a case's ``sizes`` name a small ``"test"`` size and a realistic ``"full"`` size) with a seeded
+size ``n`` (a case's ``sizes`` name a small ``"test"`` size and a realistic ``"full"`` size, and
+:func:`mid_size` derives a ``"mid"`` one between them unless the case names its own) with a seeded
 generator and returns a :class:`Setup`: the launch (grid, block, args, dynamic shared bytes) and the
 expected contents of the output arrays, computed by a reference (numpy, usually). :func:`run_case`
 launches it and :func:`check` compares the outputs. The built-in workloads (:mod:`workloads`) are lists of
@@ -12,12 +13,27 @@ Kernels are Python functions decorated with ``smsim.cuda.jit`` (the numba.cuda s
 """
 from __future__ import annotations
 
+import math
 import os
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
+
+
+def mid_size(test: int, full: int) -> int:
+    """The ``"mid"`` size of a case whose test and full sizes are given: their geometric mean, rounded up to a
+    power of two where both are powers of two (32768 and 16 M elements: 1 M), else to a multiple of the
+    largest power of two that divides both (builds that need a multiple of a block keep it)."""
+    if test <= 0 or full <= test:
+        return full
+    mean = (test * full) ** 0.5
+    if test & (test - 1) == 0 and full & (full - 1) == 0:
+        return 1 << math.ceil(math.log2(mean) - 1e-9)
+    step = math.gcd(test, full)
+    step &= -step
+    return max(step, round(mean / step) * step)
 
 
 @dataclass(frozen=True)
@@ -97,11 +113,23 @@ class Case:
     def id(self) -> str:
         return f"{self.family}.{self.name}"
 
+    def n(self, size: str | int) -> int:
+        """The problem size ``size`` names: one of :attr:`sizes`, ``"mid"`` (:func:`mid_size` of the test and
+        full sizes, unless :attr:`sizes` names it), or an int."""
+        if not isinstance(size, str):
+            return int(size)
+        if size == "mid" and "mid" not in self.sizes and "test" in self.sizes and "full" in self.sizes:
+            return mid_size(self.sizes["test"], self.sizes["full"])
+        if size not in self.sizes:
+            raise CaseError(f"case {self.id}: no size {size!r} (it has {', '.join(self.sizes)}"
+                            f"{', mid' if 'test' in self.sizes and 'full' in self.sizes else ''}, or give a number)")
+        return self.sizes[size]
+
     def setup(self, size: str | int = "test", seed: int = 0) -> Setup:
-        """Build the launch at ``size`` (``"test"``, ``"full"`` or an int) with inputs seeded by ``seed``.
+        """Build the launch at ``size`` (``"test"``, ``"mid"``, ``"full"`` or an int) with inputs seeded by ``seed``.
         An exception in the case's ``build`` is raised again as a :class:`CaseError` naming the case and the
         line of ``build``'s file it came from (the original is its ``__cause__``)."""
-        n = self.sizes[size] if isinstance(size, str) else int(size)
+        n = self.n(size)
         try:
             setup = self.build(n, np.random.default_rng(seed))
         except Exception as e:

@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
                          description="Simulate every case of the hardware validation data (Nsight Compute on an "
                                      "H200, docs/hardware/validate_hw.json) and print measured vs predicted "
                                      "duration, stall breakdown and DRAM bytes per case, then the error summary.")
-    val.add_argument("--sizes", default="test", help="test (default), full, or test,full")
+    val.add_argument("--sizes", default="test", help="test (default), mid, full, or several: test,full")
     val.add_argument("--family", help="only cases of these families (comma-separated)")
     val.add_argument("--case", help="only these cases (comma-separated family.case ids)")
     val.add_argument("--config", default="h200", help="config preset or TOML path (default h200, the measured GPU)")
