@@ -173,7 +173,8 @@ class L2Spec:
     dirty_bytes: int = 0              # write_back: dirty data L2 keeps (0: all of it) before writing back
     dirty_at_start_bytes: int = 0     # write_back: dirty data L2 holds when the kernel starts, its oldest lines
                                       # (a write-through L2 holds none: it ignores this)
-    partial_bytes: int = 0            # sectors written in part L2 keeps (0: until evicted) before completing them
+    partial_lines: int = 0            # lines holding sectors written in part L2 keeps (0: until evicted) before
+                                      # completing them
     partial_write_cycles: float = 0.0  # a slice merging a line's sectors written in part: one sector's (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
     subword_chain_cycles: float = 0.0  # a store writing part of a 4-byte word into a sector begins this long after
@@ -380,7 +381,7 @@ _POW2 = {"line_bytes", "sector_bytes", "banks", "tag_banks", "data_banks", "bank
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
            "const_miss_per_sm_cycles", "const_line_cycles",
-           "dirty_bytes", "dirty_at_start_bytes", "partial_bytes", "partial_write_cycles", "write_sector_cycles",
+           "dirty_bytes", "dirty_at_start_bytes", "partial_lines", "partial_write_cycles", "write_sector_cycles",
            "subword_chain_cycles",
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
            "atomic_round_cycles", "branch_resolve_cycles", "reconverge_cycles",

@@ -1929,8 +1929,8 @@ def test_l2_completes_a_partly_written_sector_from_dram_only_when_it_leaves_stil
     assert m["smsim.l2.partial_sector_writes"] == 4 and m["smsim.l2.partial_sectors_completed"] == 1
 
 
-def test_l2_keeps_at_most_partial_bytes_of_partly_written_sectors_the_oldest_completed_first():
-    spec = dataclasses.replace(TINY.l2, partial_bytes=64)            # two sectors (of the whole L2)
+def test_l2_keeps_at_most_partial_lines_lines_holding_partly_written_sectors_the_oldest_completed_first():
+    spec = dataclasses.replace(TINY.l2, partial_lines=2)             # two lines (of the whole L2)
     hbm = _dram()
     l2 = L2(spec, spec.size_bytes, BandwidthQueue(64.0), hbm, seed=0)
     half = np.array([16])
@@ -1941,9 +1941,14 @@ def test_l2_keeps_at_most_partial_bytes_of_partly_written_sectors_the_oldest_com
     assert hbm.bytes_read == 32 and l2.partial_filled == 1
     l2.write(_sectors(4), 3.0, half)                 # line 1's sector written whole: no longer owed
     l2.write(_sectors(12), 4.0, half)
-    assert hbm.bytes_read == 32 and l2.n_partial == 2
-    with pytest.raises(ConfigError, match="l2.partial_bytes"):
-        load("tiny", {"l2.partial_bytes": -1})
+    assert hbm.bytes_read == 32 and len(l2.partial) == 2
+    # more sectors in part of a line L2 keeps cost no room: lines count, not sectors (streams.store_stride8)
+    l2.write(_sectors(9, 10, 11), 5.0, np.array([16, 16, 16]))
+    assert hbm.bytes_read == 32 and len(l2.partial) == 2 and len(l2.partial[2]) == 4
+    l2.write(_sectors(16), 6.0, half)                # a third line: line 2, four sectors, completed
+    assert hbm.bytes_read == 32 + 4 * 32 and l2.partial_filled == 5
+    with pytest.raises(ConfigError, match="l2.partial_lines"):
+        load("tiny", {"l2.partial_lines": -1})
 
 
 def test_l2_slices_take_written_sectors_partial_ones_into_sectors_not_held_whole_dearer():
@@ -2118,9 +2123,9 @@ def test_a_line_written_in_part_leaves_only_once_the_read_that_completes_it_is_b
     assert l2.write(_sectors(36), 200.0, full) == pytest.approx(200.5 + 20)
 
 
-def test_write_back_l2_writes_back_lines_with_partial_sectors_past_partial_bytes():
+def test_write_back_l2_writes_back_lines_with_partial_sectors_past_partial_lines():
     from smsim.mem.l2_write_back import WriteBackL2
-    spec = dataclasses.replace(TINY.l2, partial_bytes=64)            # two partly written sectors at most
+    spec = dataclasses.replace(TINY.l2, partial_lines=2)             # two lines with partly written sectors
     hbm = _dram()
     l2 = WriteBackL2(spec, spec.size_bytes, BandwidthQueue(64.0), hbm, seed=0)
     half, full = np.array([16]), np.array([32])
@@ -2128,11 +2133,14 @@ def test_write_back_l2_writes_back_lines_with_partial_sectors_past_partial_bytes
     l2.write(_sectors(4), 1.0, full)                 # whole sectors do not count
     l2.write(_sectors(8), 2.0, half)
     assert hbm.bytes_write == 0
-    l2.write(_sectors(12), 3.0, half)                # a third partial one: line 0 (the oldest) goes back,
+    l2.write(_sectors(12), 3.0, half)                # a third line in part: line 0 (the oldest) goes back,
     assert hbm.bytes_read == 32 and hbm.bytes_write == 32            # completed from DRAM first
-    l2.write(_sectors(8), 4.0, half)                 # line 2's sector now whole: one partial left
+    l2.write(_sectors(8), 4.0, half)                 # line 2's sector now whole: one line in part left
+    assert l2.part_count == {3: 1} and l2.partial_lines == {3: 1}
     l2.write(_sectors(16), 5.0, half)
     assert hbm.bytes_write == 32 and l2.n_part == 2
+    l2.write(_sectors(17, 18, 19), 6.0, np.array([16, 16, 16]))     # line 4's other sectors: still two lines
+    assert hbm.bytes_write == 32 and l2.n_part == 5 and l2.part_count == {3: 1, 4: 4}
 
 
 def test_dram_moves_l2s_background_completions_in_idle_bus_cycles_and_past_the_backlog_at_once():
@@ -2165,7 +2173,7 @@ def test_dram_a_completion_opens_its_row_twice_and_l2_keeps_the_line_until_it_is
 def test_write_back_l2_completes_lines_at_the_devices_completion_rate_and_the_store_waits_its_turn():
     from smsim.mem.l2_write_back import WriteBackL2
     # one partly written sector kept; the device completes 0.5 lines a cycle for 2 busy SMs: one each 4
-    spec = dataclasses.replace(TINY.l2, partial_bytes=32 * 4, completions_per_cycle=0.5)   # 1 of 4 SMs' share
+    spec = dataclasses.replace(TINY.l2, partial_lines=4, completions_per_cycle=0.5)   # 1 of 4 SMs' share
     hbm = _dram()
     l2 = WriteBackL2(spec, spec.size_bytes // 4, BandwidthQueue(64.0), hbm, seed=0, busy=2)
     assert l2.partial_limit == 1 and l2.completing.rate == pytest.approx(0.25)
@@ -2182,7 +2190,7 @@ def test_a_line_completed_takes_a_turn_at_the_completions_for_each_store_written
     """docs/hardware/store_read_hw.md: a sector left half written by two warps' stores takes the H200 twice
     the completion time of one left so by one store (f32_l2_g2 against f32_l2_g1)."""
     from smsim.mem.l2_write_back import WriteBackL2
-    spec = dataclasses.replace(TINY.l2, partial_bytes=32 * 4, completions_per_cycle=0.5)   # as above
+    spec = dataclasses.replace(TINY.l2, partial_lines=4, completions_per_cycle=0.5)   # as above
     l2 = WriteBackL2(spec, spec.size_bytes // 4, BandwidthQueue(64.0), _dram(), seed=0, busy=2)
     quarter = np.array([8])
     l2.write(_sectors(0), 0.0, quarter)
@@ -2196,7 +2204,7 @@ def test_a_line_completed_takes_a_turn_at_the_completions_for_each_store_written
 
 def test_a_store_into_a_sector_other_sms_blocks_brought_into_l2_is_into_a_whole_sector():
     from smsim.mem.l2_write_back import WriteBackL2
-    spec = dataclasses.replace(TINY.l2, partial_bytes=32)           # a quarter of a sector's share: 1 kept
+    spec = dataclasses.replace(TINY.l2, partial_lines=1)           # one line in part kept
     hbm = _dram()
     l2 = WriteBackL2(spec, spec.size_bytes, BandwidthQueue(64.0), hbm, seed=0)
     l2.held_by_others(_sectors(4, 8), 0.0)         # another SM's blocks touched lines 1 and 2's sector 0

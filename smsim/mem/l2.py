@@ -184,7 +184,6 @@ class L2:
         self.partial_writes = 0           # sectors a store writes in part
         self.partial_filled = 0           # of those, read from DRAM to complete them when they left L2
         self.partial: dict = {}           # line -> {sector in it: bytes written} of sectors written in part
-        self.n_partial = 0                # sectors in it, at most partial_limit (this SM's share)
         sb = spec.sector_bytes
         self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
         self.paid_lines = _NONE           # the lines the last write paid partial_write_cycles for
@@ -203,8 +202,9 @@ class L2:
         self.handed: dict = {}            # a running block -> the sectors handed over for it (held_by_others)
         self.holders: dict = {}           # sector -> how many running blocks it was handed over for
         self.sectors_from_others = 0      # read misses of this share served by them
-        self.partial_limit = max(1, spec.partial_bytes * self.size_bytes // spec.usable // sb) \
-            if spec.partial_bytes else 1 << 62
+        #: lines holding sectors written in part this share keeps (``l2.partial_lines``, its part of them)
+        self.partial_limit = max(1, spec.partial_lines * self.size_bytes // spec.usable) \
+            if spec.partial_lines else 1 << 62
 
     def share_lines(self, fraction: float) -> None:
         """The timed blocks' sectors are on average ``fraction`` of the touched sectors of the lines they are in,
@@ -535,7 +535,7 @@ class L2:
             self.partial_writes += n
         if n or self.partial:
             self._pending_bytes(sectors, written, held)
-        while self.n_partial > self.partial_limit:          # the oldest are completed first
+        while len(self.partial) > self.partial_limit:       # the oldest lines are completed first
             self._evicted(np.array([next(iter(self.partial))], np.int64), t)
 
     def _pending_bytes(self, sectors: np.ndarray, written: np.ndarray, held: np.ndarray) -> None:
@@ -550,12 +550,10 @@ class L2:
                 got[k] += w
                 if got[k] >= sb:
                     del got[k]
-                    self.n_partial -= 1
                     if not got:
                         del pending[line]
             elif w < sb and not h:
                 pending.setdefault(line, {})[k] = w
-                self.n_partial += 1
 
     def _evicted(self, lines: np.ndarray, t: float) -> None:
         """``lines`` left L2 at ``t``: complete their sectors still written only in part with a DRAM read
@@ -564,7 +562,6 @@ class L2:
         for line in lines.tolist():
             got = self.partial.pop(line, None)
             if got:
-                self.n_partial -= len(got)
                 self.partial_filled += len(got)
                 self.dram.read(np.array([line * spl + k for k in got], np.int64), t)
 

@@ -63,7 +63,8 @@ class WriteBackL2(L2):
         self.completed = 0                # of those, read from DRAM first (written in part)
         #: dirty lines holding sectors written in part, oldest first -> the stores written into each since
         self.partial_lines: dict = {}
-        self.n_part = 0                   # such sectors (at most partial_limit, L2's: l2.partial_bytes)
+        self.n_part = 0                   # such sectors
+        self.part_count: dict = {}        # line -> its sectors written in part (lines: at most partial_limit)
         #: sectors blocks of other SMs store into too -> how many blocks (0: another SM's share writes it
         #: back), oldest first, as many remembered as :attr:`others`
         self.writers: dict = {}
@@ -105,7 +106,7 @@ class WriteBackL2(L2):
         merged = self._merge_partial(sectors, written, held, done, narrow)
         sent = self._fill(sectors, done, t)
         self._dirty_bytes(sectors, written, whole)
-        if self.n_dirty > self.dirty_limit or self.n_part > self.partial_limit:
+        if self.n_dirty > self.dirty_limit or len(self.part_count) > self.partial_limit:
             sent = max(sent, self._clean(t))
         return max(done, merged, sent, self._chain(part, max(done, merged))) + spec.hit_latency_cycles
 
@@ -150,9 +151,16 @@ class WriteBackL2(L2):
             line[k] = now = min(before + w, sb)
             if n > 1:                     # the writers' bytes between them, each writing as this SM does
                 now, was = now * n, None if was is None else was * n
-            self.n_part += (now < sb) - (was is not None and was < sb)
-            if now < sb:
-                self.partial_lines.setdefault(ln, 0)
+            moved = (now < sb) - (was is not None and was < sb)
+            if moved:
+                self.n_part += moved
+                left = self.part_count.get(ln, 0) + moved
+                if left:
+                    self.part_count[ln] = left
+                    self.partial_lines.setdefault(ln, 0)
+                else:                     # its last sector in part is whole now
+                    del self.part_count[ln]
+                    self.partial_lines.pop(ln, None)
             lines.add(ln)
         part = self.partial_lines
         for ln in lines if request else ():
@@ -192,13 +200,12 @@ class WriteBackL2(L2):
 
     def _clean(self, t: float) -> float:
         """Complete the oldest lines with sectors written in part (:meth:`_complete`) until no more than
-        ``partial_bytes`` of those are dirty, then write back the oldest dirty lines until no more than
-        ``dirty_bytes`` (this SM's shares): the cycle L2 has room again."""
+        ``partial_lines`` lines hold those, then write back the oldest dirty lines until no more than
+        ``dirty_bytes`` are dirty (this SM's shares): the cycle L2 has room again."""
         sent = t
-        sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
-        while self.n_part > self.partial_limit:
+        while len(self.part_count) > self.partial_limit:
             oldest = next(iter(self.partial_lines))
-            if any(b * self.filled.get(oldest * spl + k, 1) < sb for k, b in self.dirty.get(oldest, {}).items()):
+            if oldest in self.part_count:
                 sent = max(sent, self._complete(oldest, t))
             else:                         # written back, or whole by now: no longer in part
                 del self.partial_lines[oldest]
@@ -213,11 +220,11 @@ class WriteBackL2(L2):
         (``completions_per_cycle``) from ``t``, one for each store written into it since it held a sector in
         part (the slices merge each into the sector DRAM sent): the cycle the first comes, or HBM's rows or
         bus are ready for it, whichever is later (until then L2 keeps the line: a store that put it past
-        ``partial_bytes`` waits)."""
+        ``partial_lines`` waits)."""
         writes = self.partial_lines.get(line) or 1
         partial, written = self._release(line)
         turn = self.completing.transfer(t, writes)[0] if self.completing is not None and len(partial) else t
-        return max(turn, self.dram.clean(partial, written, t, self.partial_limit))
+        return max(turn, self.dram.clean(partial, written, t, self.partial_limit * self.cache.sectors_per_line))
 
     def _release(self, line: int) -> tuple:
         """``line`` (dirty) leaves the dirty set, its sectors counted as written back: ``(its sectors written
@@ -225,6 +232,7 @@ class WriteBackL2(L2):
         sb, spl = self.spec.sector_bytes, self.cache.sectors_per_line
         sectors_written = self.dirty.pop(line)
         self.partial_lines.pop(line, None)
+        self.part_count.pop(line, None)
         self.n_dirty -= len(sectors_written)
         filled = self.filled
         partial = np.array([line * spl + k for k, b in sectors_written.items()
@@ -276,6 +284,7 @@ class WriteBackL2(L2):
         if not mine:
             del self.dirty[line]
             self.partial_lines.pop(line, None)
+            self.part_count.pop(line, None)
             return True
         return False
 
