@@ -2072,6 +2072,39 @@ def test_an_atomics_line_is_written_back_when_the_share_lets_it_go_unless_the_de
         assert l2.kept_by_device == 2 - written and l2.n_dirty == 0
 
 
+def test_a_stored_line_other_sms_touched_stays_dirty_in_the_devices_l2_until_the_device_lets_it_go():
+    """Mid-size validation (docs/hardware/validate_hw.md): words scattered at random into an 8 MB array L2
+    holds, from every SM (streams.store_scatter), write 4.9 MB back on an H200, where one SM's share, letting
+    the lines go as its own part of L2 fills, wrote 57 MB."""
+    from smsim.mem.l2_write_back import WriteBackL2
+    holds = {0, 1, 2, 3}                             # the device's L2 holds line 0's sectors
+    hbm = _dram()
+    l2 = WriteBackL2(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)   # one set of 8 lines of 4 sectors
+    l2.device_holds = lambda s: np.array([x in holds for x in s.tolist()], bool)
+    l2.held_by_others(_sectors(0), 0.0)              # another SM's block touched line 0's sector 0
+    full = np.array([32])
+    l2.write(_sectors(0), 1.0, full)                 # line 0: the device's; line 1: this share's alone
+    l2.write(_sectors(4), 2.0, full)
+    for line in range(2, 10):                        # the share lets lines 0 and 1 go
+        l2.read(_sectors(4 * line), 10.0 + line)
+    assert hbm.bytes_write == 32 and l2.written_back == 1 and list(l2.deferred) == [0]
+    assert l2.metrics(100.0)["smsim.l2.dirty_sectors_at_end"] == 1       # line 0's: still dirty at the end
+    holds.clear()                                    # the device lets line 0 go: the next fill writes it back
+    l2.read(_sectors(40), 30.0)
+    assert hbm.bytes_write == 2 * 32 and l2.written_back == 2 and not l2.deferred
+    # a store into a line kept for the device brings it back into the share's dirty lines
+    holds.update(range(44, 48))
+    l2.held_by_others(_sectors(44), 31.0)
+    l2.write(_sectors(44), 32.0, np.array([16]))     # into a sector another SM touched: whole
+    l2.write(_sectors(46), 33.0, np.array([16]))     # half of one no other SM touched: in part
+    assert l2.n_part == 1 and l2.part_count == {11: 1}
+    for line in range(12, 20):
+        l2.read(_sectors(4 * line), 40.0 + line)
+    assert list(l2.deferred) == [11] and l2.n_part == 0 and l2.part_count == {} and l2.n_dirty == 0
+    l2.write(_sectors(45), 70.0, full)
+    assert not l2.deferred and l2.n_dirty == 3 and l2.n_part == 1 and l2.part_count == {11: 1}
+
+
 def test_a_sector_blocks_of_several_sms_store_into_is_written_back_once_whole_by_one_of_them():
     from smsim.mem.l2_write_back import WriteBackL2
     hbm = _dram()

@@ -39,6 +39,8 @@ atomics themselves, the slices' merging of partial writes, the DRAM access granu
 """
 from __future__ import annotations
 
+from itertools import islice
+
 import numpy as np
 
 from ..config import L2Spec
@@ -77,6 +79,12 @@ class WriteBackL2(L2):
         #: ``l2.sharing = "device"`` runs the grid through it; None: as this SM's share does)
         self.device_holds = None
         self.kept_by_device = 0           # atomics' dirty sectors let go while the device's L2 held them
+        #: dirty lines stores wrote into where other SMs' blocks had touched them (the device's L2 held them):
+        #: the device's lines, which leave it when it evicts them, not when this share lets them go
+        self.shared_lines: dict = {}
+        #: of those, the lines this share let go while the device's L2 still held them -> their dirty sectors
+        #: (line's sector -> bytes), oldest first: written back once the device lets them go (:meth:`_flush`)
+        self.deferred: dict = {}
         start = residue_sectors(spec, self.size_bytes)
         if len(start):                    # dirty when the kernel starts: the oldest lines, first to go
             spl = self.cache.sectors_per_line
@@ -100,9 +108,16 @@ class WriteBackL2(L2):
         held = self.cache.contains(sectors)
         whole = held                      # for this share's sectors written in part: L2 holds them, or
         if self.others:                   # they are other SMs' (theirs to complete, or completed already)
-            whole = self._theirs(sectors) | held
+            theirs = self._theirs(sectors)
+            whole = theirs | held
             if self.completed:
                 held = whole
+            if self.device_holds is not None and theirs.any():
+                spl = self.cache.sectors_per_line
+                self.shared_lines.update(dict.fromkeys((sectors[theirs] // spl).tolist()))
+                forget_oldest(self.shared_lines, self.others_limit)
+        if self.deferred:
+            self._restore(sectors)
         merged = self._merge_partial(sectors, written, held, done, narrow)
         sent = self._fill(sectors, done, t)
         self._dirty_bytes(sectors, written, whole)
@@ -245,18 +260,67 @@ class WriteBackL2(L2):
     def _fill(self, sectors: np.ndarray, ready: float, now: float) -> float:
         """Allocate ``sectors``, writing back the dirty lines they evict: the cycle HBM starts on those."""
         evicted = self.cache.fill_evicting(sectors, ready)
+        sent = self._flush(now) if self.deferred else now
         if len(evicted) and self.dirty:
-            return self._write_back(evicted, now)
-        return now
+            return max(sent, self._write_back(evicted, now))
+        return sent
 
-    def _write_back(self, lines: np.ndarray, t: float) -> float:
-        """Write the evicted ``lines``' dirty sectors to DRAM at ``t``, completing partly written ones first:
-        the cycle HBM starts on the last of them (``t`` if none was dirty)."""
+    def _defer(self, line: int) -> bool:
+        """Keep ``line``, which this share lets go, dirty in the device's L2 if it is one of :attr:`shared_lines`
+        and the device still holds it (a scatter's words into an array L2 holds, from every SM: the H200 writes
+        none of it back during the kernel); True if so."""
+        if line not in self.shared_lines:
+            return False
+        spl = self.cache.sectors_per_line
+        if not self.device_holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any():
+            return False
+        sectors_written = self.dirty.pop(line)
+        self.partial_lines.pop(line, None)
+        if self.part_count.pop(line, None):
+            sb, filled = self.spec.sector_bytes, self.filled
+            self.n_part -= sum(b * filled.get(line * spl + k, 1) < sb for k, b in sectors_written.items())
+        self.n_dirty -= len(sectors_written)
+        self.deferred[line] = sectors_written
+        return True
+
+    def _restore(self, sectors: np.ndarray) -> None:
+        """A store into lines :attr:`deferred` brings them back into this share's dirty lines."""
+        spl, sb, deferred = self.cache.sectors_per_line, self.spec.sector_bytes, self.deferred
+        for line in set((sectors // spl).tolist()):
+            got = deferred.pop(line, None)
+            if got is None:
+                continue
+            self.dirty[line] = got
+            self.n_dirty += len(got)
+            part = sum(b * self.filled.get(line * spl + k, 1) < sb for k, b in got.items())
+            if part:
+                self.n_part += part
+                self.part_count[line] = part
+                self.partial_lines.setdefault(line, 0)
+
+    def _flush(self, t: float) -> float:
+        """Write back the oldest :attr:`deferred` lines the device's L2 has let go since (a few a call, up to the
+        first it still holds): the cycle HBM starts on them."""
+        spl, sent, deferred = self.cache.sectors_per_line, t, self.deferred
+        for line in list(islice(deferred, 8)):
+            if self.device_holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any():
+                break
+            self.dirty[line] = deferred.pop(line)
+            self.n_dirty += len(self.dirty[line])
+            sent = max(sent, self._write_back(np.array([line], np.int64), t, defer=False))
+        return sent
+
+    def _write_back(self, lines: np.ndarray, t: float, defer: bool = True) -> float:
+        """Write the evicted ``lines``' dirty sectors to DRAM at ``t``, completing partly written ones first
+        (``defer``: but keep those the device's L2 holds for other SMs too, :meth:`_defer`): the cycle HBM starts
+        on the last of them (``t`` if none was dirty)."""
         sent = t
         for line in lines.tolist():
             if not self.dirty.get(line):
                 continue
             if self.by_atomic and self._kept(line):
+                continue
+            if defer and self.shared_lines and self._defer(line):
                 continue
             partial, written = self._release(line)
             got = self.dram.read(partial, t, alone=True) if len(partial) else None
@@ -292,5 +356,7 @@ class WriteBackL2(L2):
         """L2's, and the dirty sectors written back (and completed from DRAM first) during the kernel."""
         return {**super().metrics(cycles), "smsim.l2.sectors_written_back": self.written_back,
                 "smsim.l2.partial_sectors_completed": self.completed,
-                "smsim.l2.dirty_sectors_at_end": sum(len(d) for d in self.dirty.values()),
+                "smsim.l2.dirty_sectors_at_end": sum(len(d) for d in self.dirty.values())
+                + sum(len(d) for d in self.deferred.values()),
+                "smsim.l2.lines_kept_by_device": len(self.deferred),
                 "smsim.l2.atomic_sectors_kept_by_device": self.kept_by_device}
