@@ -239,7 +239,7 @@ class WriteBackL2(L2):
         writes = self.partial_lines.get(line) or 1
         partial, written = self._release(line)
         turn = self.completing.transfer(t, writes)[0] if self.completing is not None and len(partial) else t
-        return max(turn, self.dram.clean(partial, written, t, self.partial_limit * self.cache.sectors_per_line))
+        return max(turn, self.dram.clean(partial, written, t, self.partial_limit))
 
     def _release(self, line: int) -> tuple:
         """``line`` (dirty) leaves the dirty set, its sectors counted as written back: ``(its sectors written
@@ -299,12 +299,13 @@ class WriteBackL2(L2):
                 self.partial_lines.setdefault(line, 0)
 
     def _flush(self, t: float) -> float:
-        """Write back the oldest :attr:`deferred` lines the device's L2 has let go since (a few a call, up to the
-        first it still holds): the cycle HBM starts on them."""
+        """Look at the four oldest :attr:`deferred` lines: write back those the device's L2 has let go since, and
+        put the others last, to be looked at again in turn: the cycle HBM starts on those written."""
         spl, sent, deferred = self.cache.sectors_per_line, t, self.deferred
-        for line in list(islice(deferred, 8)):
+        for line in list(islice(deferred, 4)):
             if self.device_holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any():
-                break
+                deferred[line] = deferred.pop(line)
+                continue
             self.dirty[line] = deferred.pop(line)
             self.n_dirty += len(self.dirty[line])
             sent = max(sent, self._write_back(np.array([line], np.int64), t, defer=False))
