@@ -40,6 +40,7 @@ atomics themselves, the slices' merging of partial writes, the DRAM access granu
 from __future__ import annotations
 
 from itertools import islice
+from typing import Callable
 
 import numpy as np
 
@@ -77,7 +78,7 @@ class WriteBackL2(L2):
         self.by_atomic: set = set()       # dirty sectors an atomic changed (:meth:`atomic`)
         #: whether the device's L2 still holds each of some sectors (``DeviceL2.cache.contains``, given where
         #: ``l2.sharing = "device"`` runs the grid through it; None: as this SM's share does)
-        self.device_holds = None
+        self.device_holds: Callable[[np.ndarray], np.ndarray] | None = None
         self.kept_by_device = 0           # atomics' dirty sectors let go while the device's L2 held them
         #: dirty lines stores wrote into where other SMs' blocks had touched them (the device's L2 held them):
         #: the device's lines, which leave it when it evicts them, not when this share lets them go
@@ -269,10 +270,11 @@ class WriteBackL2(L2):
         """Keep ``line``, which this share lets go, dirty in the device's L2 if it is one of :attr:`shared_lines`
         and the device still holds it (a scatter's words into an array L2 holds, from every SM: the H200 writes
         none of it back during the kernel); True if so."""
-        if line not in self.shared_lines:
+        holds = self.device_holds
+        if holds is None or line not in self.shared_lines:
             return False
         spl = self.cache.sectors_per_line
-        if not self.device_holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any():
+        if not holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any():
             return False
         sectors_written = self.dirty.pop(line)
         self.partial_lines.pop(line, None)
@@ -301,9 +303,9 @@ class WriteBackL2(L2):
     def _flush(self, t: float) -> float:
         """Look at the four oldest :attr:`deferred` lines: write back those the device's L2 has let go since, and
         put the others last, to be looked at again in turn: the cycle HBM starts on those written."""
-        spl, sent, deferred = self.cache.sectors_per_line, t, self.deferred
+        spl, sent, deferred, holds = self.cache.sectors_per_line, t, self.deferred, self.device_holds
         for line in list(islice(deferred, 4)):
-            if self.device_holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any():
+            if holds is not None and holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any():
                 deferred[line] = deferred.pop(line)
                 continue
             self.dirty[line] = deferred.pop(line)
