@@ -190,3 +190,16 @@ def test_setup_size_int():
     case = workloads.get("cuda_c.vec_add_grid_stride")
     assert case.setup(300).args[3] == 300
     assert len(case.setup("test").args[0]) == case.sizes["test"]
+
+
+def test_the_mid_size_lies_between_a_cases_test_and_full_sizes():
+    from smsim.case import CaseError, mid_size
+    assert mid_size(1 << 15, 1 << 24) == 1 << 20          # the geometric mean 2^19.5, rounded up
+    assert mid_size(64, 4096) == 512
+    assert mid_size(10000, 1 << 24) % 16 == 0 and 400000 < mid_size(10000, 1 << 24) < 420000
+    assert mid_size(5, 5) == 5
+    case = workloads.get("cuda_c.vec_add_grid_stride")     # test 10000, full 16 M
+    n = case.n("mid")
+    assert case.sizes["test"] < n < case.sizes["full"] and case.setup("mid").args[3] == n
+    with pytest.raises(CaseError, match="no size 'huge'.*test, full, mid"):
+        case.n("huge")
