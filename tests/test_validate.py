@@ -53,28 +53,29 @@ def test_rank_order_counts_swapped_pairs_and_ignores_ties():
     assert kept == pytest.approx(0.5)
 
 
-def _pinned(**kw) -> dict:
-    """The test-size summary of the H200 data for ``validate.rows(**kw)``, its case count checked: every case,
+def _pinned(size: str = "test", **kw) -> dict:
+    """The ``size`` summary of the H200 data for ``validate.rows(**kw)``, its case count checked: every case,
     but for smsim's own compiler the eight it cannot compile (float64 ``math.exp`` and ``math.log``, ``math.erf``,
     a float ``atomic.max``, loops over a tuple)."""
     left: list = []
-    s = v.summary(v.rows(v.load(), ("test",), uncompiled=left, **kw))
+    s = v.summary(v.rows(v.load(), (size,), uncompiled=left, **kw))
     expected = [("bootcamp.csr_warp_row", "test"), ("bootcamp.matvec_f64_warp", "test"),
                 ("classroom.exp_f64", "test"), ("homework.atomic_max_f32", "test"), ("homework.log_f64", "test"),
                 ("homework.pow_erf", "test"), ("lessons.sigmoid_f64", "test"), ("workshop.layernorm_warp", "test")] \
         if kw.get("compiler") == "smsim" else []
+    expected = [(c, size) for c, _ in expected]
     assert [(c, size) for c, size, _ in left] == expected
     assert s["cases"] == 335 - len(expected)
     return s
 
 
 def _at_least_as_good(s: dict, mape: float, within: float, variants: float, rank: float, top: float,
-                      inst: float, distance: float) -> None:
+                      inst: float, distance: float, size: str = "test") -> None:
     assert s["duration_mape_pct"] <= mape
     assert s["within_10pct"] >= within
     assert s["variant_ratio_mape_pct"] <= variants
     assert s["rank_order_kept"] >= rank
-    assert s["occupancy_curve_max_error_pct"]["test"] <= 16.0
+    assert s["occupancy_curve_max_error_pct"][size] <= 16.0
     assert s["top_stall_right"] >= top
     assert s["instructions_within_5pct"] >= inst
     assert s["stall_distance_mean"] <= distance
@@ -302,6 +303,22 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # 23.6% before the remainder loop above; plain.saxpy_gs512 16.6% while the timed blocks and their neighbours
     # were pooled)
     assert s["instructions_worst_pct"] <= 21.3
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sass.available(), reason="ptxas/nvdisasm not installed (smsim[sass])")
+def test_validation_summary_at_the_mid_size_is_pinned():
+    """Every case at the mid size (smsim.case.mid_size: 1 M elements for most, arrays L2 holds, about four waves
+    of blocks), measured 2026-12-01 after the model was built and predicted first: 5.51%, 88.1% within 10%,
+    variant ratios 8.08%, rank order 98.65%, top stall 94.0%, instructions within 5% 99.7%, stall distance
+    0.1266, DRAM bytes 8.1% (drills.bitrev_scatter 1.95, streams.store_scatter 1.81: one SM's share of L2 let
+    lines of an array every SM scatters into go as they came). Then L2 keeping l2.partial_lines lines with
+    sectors in part and a stored line other SMs touched staying dirty in the device's L2: 5.09%, 88.1%, 6.78%,
+    98.58%, 94.0%, 99.7%, 0.1264, DRAM bytes 2.5% (store_scatter 1.00, bitrev_scatter 1.17; worst
+    homework.atomic_max_f32 1.47: its timed blocks' CAS loop sees only their own maxima, 3x the H200's CAS)."""
+    s = _pinned("mid")
+    _at_least_as_good(s, 5.10, 0.880, 6.78, 0.985, 0.940, 0.997, 0.1265, size="mid")
+    assert s["dram_bytes_mape_pct"] <= 2.6
 
 
 @pytest.mark.slow
