@@ -49,8 +49,8 @@ is bound by its blocks' dispatch either way. A sector read alone to complete a p
 written back once complete, moves its 32 bytes: ``ordinary.scale_stride16`` (two sectors of a line written in
 part, each completed and written back) runs in 20.7 us where whole accesses would hold the bus for 33.
 
-L2's background work (:meth:`Dram.clean`): L2 completes the sectors written in part that it keeps past
-``l2.partial_bytes`` and writes them back while no read needs the bus. Their bytes count at once (but what
+L2's background work (:meth:`Dram.clean`): L2 completes the sectors written in part of the lines it keeps
+past ``l2.partial_lines`` and writes them back while no read needs the bus. Their bytes count at once (but what
 the bus has not moved when the kernel ends is not the kernel's) and the rows they find closed take their
 activations at once (twice: a row the completing read opened is closed again when it is back, a row-miss
 latency later, and the write opens it once more), but their bus time is moved into the cycles the bus would

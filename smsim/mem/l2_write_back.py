@@ -15,8 +15,13 @@ written to DRAM (``dram__bytes_write``, each written byte holding HBM's bus ``1 
 times as long as a read one), and the store that pushed them out waits until
 HBM starts on them; one that was only written in part is first read from DRAM, the sector alone, to complete
 it (HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32 bytes per partly written
-sector, 73.5 MB for 8 MB of input), and written once that read is back. L2 keeps ``l2.partial_bytes`` of
-sectors written in part (this SM's share; the H200 about 3 MB); past that, the oldest line holding one is
+sector, 73.5 MB for 8 MB of input), and written once that read is back. A dirty line a store wrote into
+where other SMs' blocks had touched it (:meth:`held_by_others`: the device's L2 held it) is the device's too:
+when this share lets it go and the device's L2 still holds it, it stays dirty there (:attr:`deferred`; a
+scatter from every SM into an array L2 holds writes nothing back during the kernel) and this share writes it
+back once the device lets it go (:meth:`_flush`, at its later fills). L2 keeps ``l2.partial_lines`` lines
+holding sectors written in part (this SM's share; the H200 57800, however many of a line's sectors are in
+part); past that, the oldest line holding one is
 completed and written back in the background (:meth:`smsim.mem.dram.Dram.clean`: in the cycles HBM's bus is
 idle), each line at its turns among the device's completions (``l2.completions_per_cycle``, 13.5 lines a
 cycle on an H200 whatever the warps: a word stored in every line of 1 GiB runs at that rate where the bus
