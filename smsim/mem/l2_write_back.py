@@ -275,31 +275,37 @@ class WriteBackL2(L2):
         """Keep ``line``, which this share lets go, dirty in the device's L2 if it is one of :attr:`shared_lines`
         and the device still holds it (a scatter's words into an array L2 holds, from every SM: the H200 writes
         none of it back during the kernel); True if so."""
-        holds = self.device_holds
-        if holds is None or line not in self.shared_lines:
-            return False
-        spl = self.cache.sectors_per_line
-        if not holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any():
+        if line not in self.shared_lines or not self._device_has(line):
             return False
         sectors_written = self.dirty.pop(line)
         self.partial_lines.pop(line, None)
         if self.part_count.pop(line, None):
-            sb, filled = self.spec.sector_bytes, self.filled
-            self.n_part -= sum(b * filled.get(line * spl + k, 1) < sb for k, b in sectors_written.items())
+            self.n_part -= self._in_part(line, sectors_written)
         self.n_dirty -= len(sectors_written)
         self.deferred[line] = sectors_written
         return True
 
+    def _device_has(self, line: int) -> bool:
+        """Whether the device's L2 (:attr:`device_holds`) holds any sector of ``line``."""
+        holds, spl = self.device_holds, self.cache.sectors_per_line
+        return holds is not None and bool(holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any())
+
+    def _in_part(self, line: int, sectors_written: dict) -> int:
+        """How many of ``line``'s dirty sectors (sector within the line -> bytes written) are written only in
+        part, the bytes of the blocks that fill one between them counted (:attr:`filled`)."""
+        spl, sb, filled = self.cache.sectors_per_line, self.spec.sector_bytes, self.filled
+        return sum(b * filled.get(line * spl + k, 1) < sb for k, b in sectors_written.items())
+
     def _restore(self, sectors: np.ndarray) -> None:
         """A store into lines :attr:`deferred` brings them back into this share's dirty lines."""
-        spl, sb, deferred = self.cache.sectors_per_line, self.spec.sector_bytes, self.deferred
-        for line in set((sectors // spl).tolist()):
+        deferred = self.deferred
+        for line in set((sectors // self.cache.sectors_per_line).tolist()):
             got = deferred.pop(line, None)
             if got is None:
                 continue
             self.dirty[line] = got
             self.n_dirty += len(got)
-            part = sum(b * self.filled.get(line * spl + k, 1) < sb for k, b in got.items())
+            part = self._in_part(line, got)
             if part:
                 self.n_part += part
                 self.part_count[line] = part
@@ -308,9 +314,9 @@ class WriteBackL2(L2):
     def _flush(self, t: float) -> float:
         """Look at the four oldest :attr:`deferred` lines: write back those the device's L2 has let go since, and
         put the others last, to be looked at again in turn: the cycle HBM starts on those written."""
-        spl, sent, deferred, holds = self.cache.sectors_per_line, t, self.deferred, self.device_holds
+        sent, deferred = t, self.deferred
         for line in list(islice(deferred, 4)):
-            if holds is not None and holds(np.arange(line * spl, (line + 1) * spl, dtype=np.int64)).any():
+            if self._device_has(line):
                 deferred[line] = deferred.pop(line)
                 continue
             self.dirty[line] = deferred.pop(line)
