@@ -177,6 +177,8 @@ class L2Spec:
                                       # completing them
     partial_write_cycles: float = 0.0  # a slice merging a line's sectors written in part: one sector's (0: free)
     write_sector_cycles: float = 0.0  # a slice taking any other written sector (0: free)
+    fill_sector_cycles: float = 0.0   # a slice writing a sector DRAM brought into its data array, in the cycles
+                                      # written sectors take (0: free)
     subword_chain_cycles: float = 0.0  # a store writing part of a 4-byte word into a sector begins this long after
                                        # the last such store into it, for each block storing there (0: no wait)
     sharing: str = "private"          # "neighbours": lines a block's grid neighbours (other SMs) brought are in L2;

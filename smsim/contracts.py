@@ -93,6 +93,8 @@ class L2Model(Component, Protocol):
     fetched: int                      # sectors of the last read that this SM's share fetched from DRAM
     atomics_done: float               # when the atomics all busy SMs sent so far are performed (0: none)
     atomic_taken: float               # when the slices' units took up the last atomic (the work before it done)
+    now: float                        # the latest cycle L1 asked at, which L1 keeps (no later request arrives
+                                      # before it: what the slices were busy with until then is done)
 
     def read(self, sectors: np.ndarray, t: float, block: int = -1) -> np.ndarray:
         """The arrival cycle of each of ``sectors`` (sorted, distinct) requested at ``t`` by the grid's block

@@ -88,6 +88,29 @@ def test_gap_queue_serves_a_transfer_in_the_free_cycles_from_its_arrival_before_
     assert log == [(50.0, 4), (0.0, 2)]
 
 
+def test_gap_queue_gives_back_booked_time_from_its_end_never_before_the_cycle_named():
+    q = GapQueue(1.0)
+    q.occupy(10.0, 5.0)
+    q.occupy(40.0, 10.0)                              # busy 10..15 and 40..50
+    q.release(0.0, 4.0)
+    assert (q.starts, q.ends, q.free) == ([10.0, 40.0], [15.0, 46.0], 46.0)
+    q.release(0.0, 8.0)                               # the later interval's 6, then 2 of the earlier one
+    assert (q.starts, q.ends, q.free) == ([10.0], [13.0], 13.0) and q.busy == pytest.approx(3.0)
+    q.release(12.0, 5.0)                              # not before 12
+    assert (q.starts, q.ends, q.free) == ([10.0], [12.0], 12.0) and q.busy == pytest.approx(2.0)
+    q.release(30.0, 5.0)                              # nothing booked after 30: nothing changes
+    assert (q.starts, q.ends, q.free) == ([10.0], [12.0], 12.0)
+    # up to a cycle: what was booked past it (later work's) stays, an interval across it is split
+    q = GapQueue(1.0)
+    q.occupy(0.0, 10.0)
+    q.occupy(10.0, 10.0)                              # one interval 0..20: a store's 0..10, a fill's 10..20
+    q.occupy(30.0, 5.0)
+    q.release(0.0, 4.0, until=10.0)
+    assert (q.starts, q.ends, q.free) == ([0.0, 10.0, 30.0], [6.0, 20.0, 35.0], 35.0)
+    q.release(8.0, 4.0, until=35.0)                   # 30..35 less 4, nothing before 8
+    assert (q.starts, q.ends) == ([0.0, 10.0, 30.0], [6.0, 20.0, 31.0]) and q.busy == pytest.approx(17.0)
+
+
 # ---------------------------------------------------------------------------------------------------- DRAM
 def _dram(rate: float = 32.0, **changes) -> Dram:
     spec = dataclasses.replace(TINY.dram, **{"loaded_latency_cycles": 0, **changes})
@@ -612,6 +635,7 @@ def test_build_sm_builds_each_level_with_this_sms_share():
 class FakeL2:
     """An L2 of fixed latencies that records what it was asked."""
     size_bytes = 1 << 20
+    now = 0.0
 
     def __init__(self):
         self.calls: list = []
@@ -2013,6 +2037,37 @@ def test_stores_into_part_of_a_sectors_words_take_turns_at_l2_for_every_block_st
     assert off.write(_sectors(10), 1.0, np.array([1]), part=np.array([10])) == pytest.approx(1.5 + 20)
 
 
+def test_l2_slices_write_dram_fills_into_their_data_arrays_in_the_cycles_stores_take():
+    """docs/hardware/mid_stores_hw.md: a float64 stream that stores what it loaded, over arrays L2 holds, takes the
+    H200 up to 1.5 us longer than reading alone, its loads waiting longer, while storing alone is no slower: the
+    slices write DRAM's sectors into their data arrays in the cycles they take stores' sectors in."""
+    from smsim.mem.l2_write_back import WriteBackL2
+    spec = dataclasses.replace(TINY.l2, slices=4, write_sector_cycles=20.0, partial_write_cycles=20.0,
+                               fill_sector_cycles=2.0)
+
+    def run(model, fill: float, store: bool) -> tuple:
+        """(when a read of two sectors from DRAM at 0 lands, the L2), after a store of 8 whole sectors at 0 (port
+        0..4, then 8 x 20 x 2 / 4 = 80 cycles of this SM's share of the slices: 4..84)."""
+        l2 = model(dataclasses.replace(spec, fill_sector_cycles=fill), 4096, BandwidthQueue(64.0), _dram(1e6),
+                   seed=0, busy=2)        # HBM's bus all but free: the store written on does not hold the read up
+        if store:
+            assert l2.write(_sectors(*range(64, 72)), 0.0, np.full(8, 32)) == pytest.approx(84 + 20)
+        return float(l2.read(_sectors(0, 1), 0.0).max()), l2
+
+    for model in (L2, WriteBackL2):
+        lands, _ = run(model, 0.0, False)       # DRAM's two sectors land, the slices idle
+        # idle slices: the two fills take 2 x 2 x 2 / 4 = 2 cycles of this SM's share of them
+        assert run(model, 2.0, False)[0] == pytest.approx(lands + 2)
+        # the slices busy with the store's sectors as they land (without the fill cost they land before 84):
+        # the fills after them
+        assert run(model, 0.0, True)[0] < 84
+        got, l2 = run(model, 2.0, True)
+        assert got == pytest.approx(84 + 2) and l2.slice_writes.free == pytest.approx(got)
+        # sectors L2 holds are not written again: a hit takes no slice time
+        l2.read(_sectors(0, 1), 300.0)
+        assert l2.slice_writes.busy == pytest.approx(80 + 2)
+
+
 def test_l2_takes_bytes_l1_merged_into_a_waiting_write_without_time_and_gives_back_a_whole_lines_merge():
     from smsim.mem.l2_write_back import WriteBackL2
     spec = dataclasses.replace(TINY.l2, slices=4, partial_write_cycles=4.0, write_sector_cycles=1.0)
@@ -2021,16 +2076,16 @@ def test_l2_takes_bytes_l1_merged_into_a_waiting_write_without_time_and_gives_ba
         l2 = model(spec, 4096, BandwidthQueue(64.0), hbm, seed=0, busy=2)
         # four half sectors of line 16 and one of line 17: port 0..2.5, slices (5 + 2 x 3) x 2 / 4 = 5.5
         l2.write(_sectors(64, 65, 66, 67, 68), 0.0, np.full(5, 16))
-        assert l2.paid_lines.tolist() == [16, 17] and l2.slice_free == pytest.approx(8.0)
+        assert l2.paid_lines.tolist() == [16, 17] and l2.slice_writes.free == pytest.approx(8.0)
         # another warp's halves joined it in L1: line 16 whole, line 17 not: its merge (3 x 2 / 4) given back
         l2.merged(_sectors(64, 65, 66, 67, 68), np.full(5, 16), l2.paid_lines, np.array([16]), 3.0)
-        assert l2.slice_free == pytest.approx(6.5) and l2.sectors_write == 5
+        assert l2.slice_writes.free == pytest.approx(6.5) and l2.sectors_write == 5
         # the five are whole now: nothing is read from DRAM to complete them when they leave L2
         held = l2._held_in_part(_sectors(64, 65, 66, 67, 68)).tolist()
         assert held == [False] * 5, model
-        # what is given back never goes below now
+        # what is given back is never work done before the merge (at 100 the slices were done at 6.5)
         l2.merged(_sectors(64), np.array([16]), np.array([16]), np.array([16]), 100.0)
-        assert l2.slice_free == 100.0
+        assert l2.slice_writes.free == pytest.approx(6.5)
 
 
 def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():

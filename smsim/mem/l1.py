@@ -150,6 +150,8 @@ class L1:
         spec = self.spec
         self._count(kind, space, len(sectors))
         self.block = warp >> 6 if warp >= 0 else -1       # the grid's block whose warp asks (warp: block << 6 | w)
+        if t > self.l2.now:
+            self.l2.now = t
         start = t if t > self.tag_free else self.tag_free
         self.from_l2 = kind == "atom"
         if kind == "st" and spec.store_waits_fill and not merged:

@@ -11,7 +11,10 @@ slice); they are looked up in the sectored cache (``lts__t_sectors_*`` counters)
 return after ``hit_latency_cycles``; a sector another request already missed on returns
 with that fill; misses go to DRAM (the read's ``fetched``, which L1 writes into its data array), whole DRAM
 accesses at a time (``dram.access_bytes``: the neighbouring
-sectors come along and are filled too), and are filled with their arrival cycle. Stores are
+sectors come along and are filled too), and are filled with their arrival cycle, once the slices have written
+them into their data arrays (``fill_sector_cycles`` a sector, in the queue of this SM's share of the slices'
+time that the stores' sectors take too: a wave's stores hold up the next wave's fills,
+``docs/hardware/mid_stores_hw.md``). Stores are
 write-allocate (a written sector is valid in L2) and are written on to DRAM at once (``dram__bytes_write``),
 which takes bandwidth but holds nobody up. A sector a store writes only in part
 (``smsim.l2.partial_sector_writes``) that L2 did not hold is read from DRAM, that one sector, when its line
@@ -24,7 +27,8 @@ each written sector ``write_sector_cycles``, and each line a store writes in par
 store's request brings: a store of one sector a line pays ``partial_write_cycles`` a sector, one of four
 sectors a line much less; a store L1 could have merged, into sectors they hold whole, not: see
 :meth:`L2._merge_partial`); the ``slices`` slices
-serve all ``busy`` SMs alike, so this SM's written sectors queue at ``slices / busy`` per those cycles, and a
+serve all ``busy`` SMs alike, so this SM's written sectors queue at ``slices / busy`` per those cycles (each
+in the free cycles from its arrival on, among DRAM's fills: :attr:`L2.slice_writes`), and a
 store is acknowledged once taken (``transpose.naive``'s uncoalesced stores are bound by the first on an
 H200, ``streams.gs_write_w64``'s coalesced ones by the second).
 :class:`smsim.mem.l2_write_back.WriteBackL2` also keeps the written data in L2 until eviction.
@@ -93,7 +97,7 @@ from ..contracts import DramModel, level_metrics
 from ..fast import cache
 from ..fast.cache import SectorCache
 from ..registry import L2_MODELS
-from .queue import BandwidthQueue
+from .queue import BandwidthQueue, GapQueue
 
 
 def access_sectors(sectors: np.ndarray, per: int) -> np.ndarray:
@@ -185,7 +189,11 @@ class L2:
         self.partial_filled = 0           # of those, read from DRAM to complete them when they left L2
         self.partial: dict = {}           # line -> {sector in it: bytes written} of sectors written in part
         sb = spec.sector_bytes
-        self.slice_free = 0.0             # cycle the slices have taken this SM's written sectors so far
+        #: this SM's share of the slices' time writing their data arrays: a store's sectors and DRAM's fills
+        #: (:meth:`_merge_partial`, :meth:`_fetch`), each in the free cycles from its arrival on
+        self.slice_writes = GapQueue(1.0)
+        self.now = 0.0                    # the latest cycle L1 asked at (no later request arrives before it)
+        self.write_end = 0.0              # the cycle the slices are done with the latest store's sectors
         self.paid_lines = _NONE           # the lines the last write paid partial_write_cycles for
         self.sector_free: dict = {}       # sector with words written in part -> cycle the next such store may begin
         self.part_word_writes = 0         # sectors stores wrote some word of in part (:meth:`_chain`)
@@ -385,10 +393,14 @@ class L2:
 
     def _fetch(self, miss: np.ndarray, t: float) -> float:
         """Read the DRAM accesses that hold the sectors ``miss`` at ``t`` and fill what they bring that L2
-        does not hold yet (the missed sectors and their neighbours): the cycle they arrive."""
+        does not hold yet (the missed sectors and their neighbours): the cycle they arrive, written into the
+        slices' data arrays (``fill_sector_cycles`` each, :attr:`slice_writes`)."""
         fetch = self._access_blocks(miss)
         arrive = self.dram.read(fetch, t)
         new = fetch if len(fetch) == len(miss) else fetch[~self.cache.contains(fetch)]
+        if self.spec.fill_sector_cycles and len(new):   # written into the slices' data arrays, among the stores
+            arrive = self.slice_writes.occupy(arrive, len(new) * self.spec.fill_sector_cycles * self.busy
+                                              / self.spec.slices, self.now)[1]
         self._fill(np.union1d(new, miss), arrive, t)
         return arrive
 
@@ -474,8 +486,9 @@ class L2:
         whatever L2 holds: ``course.prefix_row32``'s stores of one word a line into the sectors its loads
         just brought take what ``warp_k1_spread``'s into sectors L2 did not hold take (274.1 and 274.9 us for
         the same 16.8 M L2 write sectors). The ``slices`` slices do that for all ``busy`` SMs alike, so this
-        SM's writes are served one after another at ``slices / busy`` times those cycles: the cycle the last
-        of them is done (``t`` if they cost nothing)."""
+        SM's writes are served at ``slices / busy`` times those cycles, in the free cycles from ``t`` on of
+        :attr:`slice_writes` (which DRAM's fills take too, :meth:`_fetch`): the cycle the last of them is done
+        (``t`` if they cost nothing)."""
         spec = self.spec
         n = len(sectors)
         part = 0
@@ -490,9 +503,8 @@ class L2:
         cost = part * (spec.partial_write_cycles - spec.write_sector_cycles) + n * spec.write_sector_cycles
         if not cost:
             return t
-        start = t if t > self.slice_free else self.slice_free
-        self.slice_free = start + cost * self.busy / spec.slices
-        return self.slice_free
+        self.write_end = self.slice_writes.occupy(t, cost * self.busy / spec.slices, self.now)[1]
+        return self.write_end
 
     def merged(self, sectors: np.ndarray, written: np.ndarray, paid: np.ndarray, whole: np.ndarray,
                t: float) -> None:
@@ -506,8 +518,8 @@ class L2:
         self._add_bytes(sectors, written)
         n = int(np.isin(paid, whole).sum()) if len(paid) and len(whole) else 0
         if n:
-            back = n * (spec.partial_write_cycles - spec.write_sector_cycles) * self.busy / spec.slices
-            self.slice_free = max(t, self.slice_free - back)
+            self.slice_writes.release(t, n * (spec.partial_write_cycles - spec.write_sector_cycles) * self.busy
+                                      / spec.slices, self.write_end)
 
     def _add_bytes(self, sectors: np.ndarray, written: np.ndarray) -> None:
         """Bytes merged into sectors an earlier write brought: those it left in part are that much nearer whole

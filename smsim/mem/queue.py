@@ -17,7 +17,7 @@ arrival on, wherever earlier-booked transfers left them.
 """
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 
 def room_at(leaving: list, capacity: int, t: float) -> float:
@@ -101,6 +101,33 @@ class GapQueue(BandwidthQueue):
         if cur > self.free:
             self.free = cur
         return start, cur
+
+    def release(self, t: float, cycles: float, until: float = float("inf")) -> None:
+        """Give back ``cycles`` of the busy time booked between ``t`` and ``until``, from ``until`` down (work
+        booked that turned out not to be needed, none of it before ``t``; what was booked past ``until``, later
+        work's, stays where it is)."""
+        starts, ends = self.starts, self.ends
+        i = bisect_left(starts, until) - 1          # the last interval that begins before ``until``
+        while cycles > 1e-12 and i >= 0 and ends[i] > t:
+            lo = starts[i] if starts[i] > t else t
+            hi = ends[i] if ends[i] < until else until
+            take = cycles if cycles < hi - lo else hi - lo
+            cut = hi - take                          # [cut, hi) is given back
+            if hi < ends[i]:                         # the interval goes on past ``until``: keep that part
+                if cut > starts[i]:
+                    starts.insert(i + 1, hi)
+                    ends.insert(i + 1, ends[i])
+                    ends[i] = cut
+                else:
+                    starts[i] = hi
+            elif cut > starts[i]:
+                ends[i] = cut
+            else:
+                del starts[i], ends[i]
+            cycles -= take
+            self.busy -= take
+            i -= 1
+        self.free = ends[-1] if ends else min(self.free, t)
 
     def _book(self, i: int, s: float, e: float) -> None:
         """Mark ``[s, e)`` busy: a new interval before interval ``i``, merged with its neighbours."""
