@@ -291,9 +291,12 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # 0.741 -> 1.018, exercises.matadd_colmajor 1.084 -> 1.018): 4.50%, 92.3%, 6.74%, 96.2%, 92.3%, 99.4%,
     # 0.0981 on the 323. With the 12 `primer` kernels (measured 2026-12-01 after those models, compared before
     # anything changed for them: 7.1% on them, 9 of 12 within 10%, primer.laplace5_f64 0.86): 4.59%, 91.6%,
-    # 6.77%, 95.96%, 92.5%, 99.4%, 0.0972 over 335 cases
+    # 6.77%, 95.96%, 92.5%, 99.4%, 0.0972 over 335 cases. The slices writing DRAM's fills in the cycles the stores
+    # take (l2.fill_sector_cycles, docs/hardware/mid_stores_hw.md; 5.09% -> 4.55% at the mid size): 4.59%, 91.6%,
+    # 6.76%, 95.98%, 92.5%, 99.4%, 0.0995 (the stall distance 0.0023 worse: every load from DRAM waits for its
+    # fills, stores or not, so long_scoreboard grows a little where the H200's is smaller)
     s = _pinned()
-    _at_least_as_good(s, 4.60, 0.916, 6.78, 0.959, 0.925, 0.994, 0.0973)
+    _at_least_as_good(s, 4.59, 0.916, 6.77, 0.959, 0.925, 0.994, 0.0996)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.0
     # issue 13 asks within 15% on all: the worst is 21.2%, homework.atomic_max_f32 (numba's float atomic.max,
     # a strong load and a CAS loop whose retries depend on how the whole device's warps race for 64 bins; the
@@ -314,10 +317,14 @@ def test_validation_summary_at_the_mid_size_is_pinned():
     lines of an array every SM scatters into go as they came). Then L2 keeping l2.partial_lines lines with
     sectors in part and a stored line other SMs touched staying dirty in the device's L2: 5.09%, 88.1%, 6.78%,
     98.58%, 94.0%, 99.7%, 0.1264, DRAM bytes 2.5% (store_scatter 1.00, bitrev_scatter 1.17; worst
-    homework.atomic_max_f32 1.47: its timed blocks' CAS loop sees only their own maxima, 3x the H200's CAS)."""
+    homework.atomic_max_f32 1.47: its timed blocks' CAS loop sees only their own maxima, 3x the H200's CAS).
+    Then the slices writing DRAM's fills in the cycles the stores take (l2.fill_sector_cycles,
+    docs/hardware/mid_stores_hw.md: the streams that store what they load, 0.74-0.83 before, 0.93-1.02): 4.55%,
+    91.0%, 5.94%, 98.82%, 94.0%, 99.7%, 0.1266, DRAM bytes 2.64% (the stall distance and the DRAM bytes a little
+    worse: what L2 holds at the end moves with the timing)."""
     s = _pinned("mid")
-    _at_least_as_good(s, 5.10, 0.880, 6.78, 0.985, 0.940, 0.997, 0.1265, size="mid")
-    assert s["dram_bytes_mape_pct"] <= 2.6
+    _at_least_as_good(s, 4.55, 0.910, 5.94, 0.988, 0.940, 0.997, 0.1267, size="mid")
+    assert s["dram_bytes_mape_pct"] <= 2.64
 
 
 @pytest.mark.slow
@@ -402,8 +409,10 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # (not float64 math.exp: exp_f64; col_sum256 0.69 and transpose_u8 0.73 of the H200's time): 7.94%, 77.8%,
     # 23.53%, 89.1%, 89.2%, 46.0%, 0.153 on 315. A short last wave's share and the stores into part of a sector's
     # words (above): 7.83%, 78.1%, 23.45%, 89.3%, 89.2%, 46.0%, 0.153 on the 315. With the 12 `primer` kernels (it
-    # compiles all): 7.79%, 78.3%, 22.87%, 89.4%, 89.3%, 46.8%, 0.152 on 327
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.80, 0.782, 22.88, 0.894, 0.892, 0.467, 0.152)
+    # compiles all): 7.79%, 78.3%, 22.87%, 89.4%, 89.3%, 46.8%, 0.152 on 327. The slices writing DRAM's fills in
+    # the cycles stores take (l2.fill_sector_cycles, docs/hardware/mid_stores_hw.md): 7.70%, 78.6%, 22.87%, 89.7%,
+    # 89.0%, 46.8%, 0.154 (the top stall and stall distance a little worse: loads wait longer, stores or not)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.71, 0.785, 22.87, 0.896, 0.889, 0.467, 0.1541)
 
 
 @pytest.mark.slow
@@ -469,8 +478,10 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # 2.55 of the H200's time, 0.69 and 1.14 on the SASS stream): 16.03%, 67.0%, 24.75%, 85.7%, 88.6%, 29.8%,
     # 0.212 on 315. A short last wave's share and the stores into part of a sector's words (above): 15.93%,
     # 67.6%, 24.76%, 85.9%, 88.6%, 29.8%, 0.212 on the 315. With the 12 `primer` kernels: 15.60%, 68.2%, 24.15%,
-    # 86.1%, 88.7%, 30.3%, 0.211 on 327
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.60, 0.681, 24.15, 0.861, 0.886, 0.302, 0.211)
+    # 86.1%, 88.7%, 30.3%, 0.211 on 327. The slices writing DRAM's fills in the cycles stores take: 15.57%, 68.5%,
+    # 24.21%, 86.2%, 88.7%, 30.3%, 0.2125 (the variant ratios 0.06 points worse on this fallback stream, 0.01
+    # better on the SASS one of this compiler)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.58, 0.684, 24.22, 0.862, 0.886, 0.302, 0.2126)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
