@@ -297,7 +297,9 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # fills, stores or not, so long_scoreboard grows a little where the H200's is smaller)
     s = _pinned()
     _at_least_as_good(s, 4.59, 0.916, 6.77, 0.959, 0.925, 0.994, 0.0996)
-    assert s["occupancy_curve_max_error_pct"]["test"] <= 5.0
+    # the copy's occupancy curve (issue 12 asks within 10% at every point): 4.88% at worst, 5.23% since the
+    # slices write DRAM's fills (its loads wait for them)
+    assert s["occupancy_curve_max_error_pct"]["test"] <= 5.25
     # issue 13 asks within 15% on all: the worst is 21.2%, homework.atomic_max_f32 (numba's float atomic.max,
     # a strong load and a CAS loop whose retries depend on how the whole device's warps race for 64 bins; the
     # H200 issues 1.27x smsim's instructions); 12.7% before it (workshop.grid_stride_2d, above; 4.8% before,
