@@ -109,6 +109,9 @@ def test_gap_queue_gives_back_booked_time_from_its_end_never_before_the_cycle_na
     assert (q.starts, q.ends, q.free) == ([0.0, 10.0, 30.0], [6.0, 20.0, 35.0], 35.0)
     q.release(8.0, 4.0, until=35.0)                   # 30..35 less 4, nothing before 8
     assert (q.starts, q.ends) == ([0.0, 10.0, 30.0], [6.0, 20.0, 31.0]) and q.busy == pytest.approx(17.0)
+    q.release(25.0, 4.0, until=25.0)                  # an empty span (a store done before its merge): nothing
+    q.release(25.0, 4.0, until=5.0)
+    assert (q.starts, q.ends, q.free) == ([0.0, 10.0, 30.0], [6.0, 20.0, 31.0], 31.0) and q.busy == pytest.approx(17)
 
 
 # ---------------------------------------------------------------------------------------------------- DRAM

@@ -106,6 +106,8 @@ class GapQueue(BandwidthQueue):
         """Give back ``cycles`` of the busy time booked between ``t`` and ``until``, from ``until`` down (work
         booked that turned out not to be needed, none of it before ``t``; what was booked past ``until``, later
         work's, stays where it is)."""
+        if until <= t:                               # nothing booked between them
+            return
         starts, ends = self.starts, self.ends
         i = bisect_left(starts, until) - 1          # the last interval that begins before ``until``
         while cycles > 1e-12 and i >= 0 and ends[i] > t:
