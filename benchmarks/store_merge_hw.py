@@ -132,7 +132,7 @@ def beside(rows: list, sim_rows: list) -> None:
     """Print each row's merged share and time, the H200's beside smsim's (also ``store_group_hw``'s)."""
     for hw, sim in zip(rows, sim_rows):
         h, m = hw["metrics"], sim["metrics"]
-        print(f"{hw['name']:18s} merged H200 {merged(h):5.3f} smsim {merged(m):5.3f}; time H200 "
+        print(f"{hw['name']:22s} merged H200 {merged(h):5.3f} smsim {merged(m):5.3f}; time H200 "
               f"{h['gpu__time_duration.sum'] / 1e3:6.1f} us smsim {m['gpu__time_duration.sum'] / 1e3:6.1f} us "
               f"({m['gpu__time_duration.sum'] / h['gpu__time_duration.sum']:4.2f})", flush=True)
 

@@ -25,9 +25,9 @@ fixed-latency result is ready ``latency_cycles`` after the last issue slot and t
 global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, their destination
 registers pending until the data returns (a global store of at most ``l1.merge_sectors`` sectors in
 ``l1.merge_lines`` lines carries to L2 the bytes of the warp's next stores into the same sectors that follow
-it at once, and those then take L1's tag stage only: :meth:`SM._merge_ahead`); a special register's read
-(``S2R``, ``S2UR``) is back when :class:`~smsim.special.SpecialRegisters` says; a branch holds the warp
-``branch`` cycles; a barrier holds it until its block's other warps arrive; a fence until its memory
+it at once, before it is through L1, and those then take L1's tag stage only: :meth:`SM._merge_ahead`); a
+special register's read (``S2R``, ``S2UR``) is back when :class:`~smsim.special.SpecialRegisters` says; a branch
+holds the warp ``branch`` cycles; a barrier holds it until its block's other warps arrive; a fence until its memory
 operations are done; ``exit`` retires it once its stores and reductions have left the SM (``drain``), while
 the kernel's end waits until L2 has taken its stores (:attr:`SM.l2_done`) and performed its reductions
 (:attr:`SM.l2_red_done`).
@@ -852,21 +852,31 @@ class SM:
         """A global store of ``w`` into ``sectors`` (at most ``l1.merge_sectors`` in ``l1.merge_lines`` lines),
         at addresses ``a``: the warp's next memory instructions that store into the same sectors, as many as
         follow one another at once (no other access, barrier or fence between, nor an instruction that waits
-        on a result: :meth:`Warp.next_memory`), reach L2 with it, as one write
-        (``docs/hardware/store_merge_hw.md``: the H200 merges a warp's back-to-back stores so, and not larger
-        ones; an array of structures' two field stores with a multiply-add waiting on a load between them,
-        ``coalescing.particles_aos4``, merge in part, 0.58 of the L1 store sectors at L2, and are left
-        unmerged). They are marked merged (:meth:`Warp.merge_store`); the addresses of all of them, whose
-        bytes its write carries."""
-        sb = self.spec.l1.sector_bytes
+        on a result: :meth:`Warp.next_memory`) and issue, at the earliest (one instruction a cycle, or a SASS
+        instruction's stall count), before this store is through L1 with the port to L2 idle (its tag stage and
+        port cycles), reach L2 with it, as one write (``docs/hardware/store_merge_hw.md``: the H200 merges a
+        warp's back-to-back stores so, and not larger ones; ``docs/hardware/store_resident_hw.md``: not past a
+        chain of 16 dependent multiply-adds with one warp an SM). They are marked merged
+        (:meth:`Warp.merge_store`); the addresses of all of them, whose bytes its write carries. A later store
+        of the warp may still join the write while it waits to leave the SM (:meth:`smsim.mem.l1.L1._join`)."""
+        l1 = self.spec.l1
+        sb = l1.sector_bytes
+        lines = coalesce.lines_of(sectors, l1.line_bytes // sb)
+        budget = -(-lines // l1.tag_lookups_per_cycle) + l1.write_request_cycles * lines \
+            + l1.write_data_cycles * len(sectors)
+        infos, pcs = self.infos, w.pcs
         more = [a]
         j = w.k
         while True:
             nxt = w.next_memory(j)
             if nxt is None:
                 break
-            j, pos = nxt
-            other = self.infos[w.pcs[j]]
+            k, pos = nxt
+            budget -= sum(getattr(infos[pcs[i]], "stall", 1) for i in range(j, k))
+            if budget <= 0:
+                break
+            j = k
+            other = infos[pcs[j]]
             if other.mem != "st" or other.nbytes != info.nbytes:
                 break
             parts = w.peek_parts(SPACE_NAMES, pos)

@@ -642,6 +642,25 @@ def test_another_warps_store_joins_a_write_that_waits_to_leave_the_sm_as_on_the_
 
 
 @pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_a_warps_second_store_merges_only_if_it_reaches_l1_before_the_first_is_through_as_on_the_h200():
+    """docs/hardware/store_resident_hw.md: one warp an SM, two 16-sector stores into the records it loaded reach
+    L2 as one write back to back (0.500 of the L1 store sectors) and as two with 16 dependent multiply-adds
+    between (1.000; smsim merged them before); with the same chain into records nobody loaded, whose stream of
+    stores backs the port up, 86% of pairs merge (0.570; smsim 0.501); 128 multiply-adds apart at 8 warps an SM
+    none. smsim within 0.1 of each share (the measure store_resident_hw.md counts) and 10% of each time."""
+    from benchmarks import store_resident_hw as probe
+    from benchmarks.store_merge_hw import merged
+    rows = {r["name"]: r for r in json.loads((_HW_DIR / "store_resident_hw.json").read_text())["rows"]}
+    names = ("r4_loaded_c0_one", "r4_loaded_c16_one", "r4_cold_c16_one", "r4_loaded_c128_sparse")
+    want = (0.500, 1.000, 0.570, 1.000)
+    for name, share, sim in zip(names, want, probe.simulated([rows[n] for n in names])):
+        hw = rows[name]["metrics"]
+        assert merged(hw) == pytest.approx(share, abs=0.005), name
+        assert merged(sim["metrics"]) == pytest.approx(share, abs=0.1), name
+        assert sim["metrics"]["gpu__time_duration.sum"] == pytest.approx(hw["gpu__time_duration.sum"], rel=0.10), name
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
 def test_a_sector_left_in_part_by_more_stores_takes_longer_to_complete_as_on_the_h200():
     """docs/hardware/store_read_hw.md: sectors left written in part (8 of 32 bytes from each of 1, 2, 3 warps,
     a sector a line, 2M lines) take the H200 75, 140 and 180 us: the lines' completions take a turn for each

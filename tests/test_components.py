@@ -952,6 +952,27 @@ def test_l1_another_warps_store_joins_a_write_still_waiting_to_leave_the_sm():
         load("tiny", {"l1.cross_merge_window": -1})
 
 
+def test_l1_a_warps_narrow_store_joins_its_own_write_until_that_is_through_the_port():
+    """docs/hardware/store_resident_hw.md: a warp's second store into the sectors of its first merges on an H200
+    when it reaches L1 before the first's write has gone through to L2 (one warp an SM, a chain of 16 multiply-adds
+    between: none; the port backed up by a stream of stores: 86% of pairs), for stores of at most
+    ``merge_sectors`` sectors in ``merge_lines`` lines (32-sector ones at 64 warps an SM hardly merge)."""
+    mine, half = _sectors(64, 68, 72, 76), np.full(4, 16)           # 4 lines, half of a sector in each
+
+    def pair(second_at: float, **spec) -> tuple:
+        l1, l2 = _l1(write_request_cycles=2.0, cross_merge_window=16, **spec)
+        l1.access("st", "global", mine, 4, False, half, 0.0, warp=1)
+        through = l1.port_free
+        l1.access("st", "global", mine, 4, False, half, second_at(through), warp=1)
+        return l1.joined, [c[0] for c in l2.calls].count("write")
+
+    narrow = {"merge_sectors": 16, "merge_lines": 8}
+    assert pair(lambda through: through - 1, **narrow) == (4, 1)     # before its write is through: one write
+    assert pair(lambda through: through, **narrow) == (0, 2)         # once it is: two
+    assert pair(lambda through: 1.0, merge_sectors=2, merge_lines=8) == (0, 2)   # wider than merge_sectors
+    assert pair(lambda through: 1.0) == (0, 2)                       # tiny: no merging
+
+
 def test_l1_tells_l2_whether_a_store_is_one_it_could_merge():
     l1, l2 = _l1(merge_sectors=16, merge_lines=8)
     l1.access("st", "global", _sectors(*range(16)), 4, False, np.full(16, 4), 0.0)      # 16 sectors in 4 lines

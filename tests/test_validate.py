@@ -294,9 +294,13 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # 6.77%, 95.96%, 92.5%, 99.4%, 0.0972 over 335 cases. The slices writing DRAM's fills in the cycles the stores
     # take (l2.fill_sector_cycles, docs/hardware/mid_stores_hw.md; 5.09% -> 4.55% at the mid size): 4.59%, 91.6%,
     # 6.76%, 95.98%, 92.5%, 99.4%, 0.0995 (the stall distance 0.0023 worse: every load from DRAM waits for its
-    # fills, stores or not, so long_scoreboard grows a little where the H200's is smaller)
+    # fills, stores or not, so long_scoreboard grows a little where the H200's is smaller). A warp's next store
+    # merging only if it issues before the first is through L1, a later one joining its warp's waiting write
+    # (docs/hardware/store_resident_hw.md; 4.55% -> 4.50% at the mid size, full 4.74% -> 4.61%): 4.60%, 91.6%,
+    # 6.77%, 95.82%, 92.5%, 99.4%, 0.0994 (coalescing.particles_aos4 0.88 -> 0.85, which puts it below a case it
+    # ran slower than on the H200: the family's rank order 91% -> 87%)
     s = _pinned()
-    _at_least_as_good(s, 4.59, 0.916, 6.77, 0.959, 0.925, 0.994, 0.0996)
+    _at_least_as_good(s, 4.61, 0.916, 6.77, 0.958, 0.925, 0.994, 0.0995)
     # the copy's occupancy curve (issue 12 asks within 10% at every point): 4.88% at worst, 5.23% since the
     # slices write DRAM's fills (its loads wait for them)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.25
@@ -323,9 +327,11 @@ def test_validation_summary_at_the_mid_size_is_pinned():
     Then the slices writing DRAM's fills in the cycles the stores take (l2.fill_sector_cycles,
     docs/hardware/mid_stores_hw.md: the streams that store what they load, 0.74-0.83 before, 0.93-1.02): 4.55%,
     91.0%, 5.94%, 98.82%, 94.0%, 99.7%, 0.1266, DRAM bytes 2.64% (the stall distance and the DRAM bytes a little
-    worse: what L2 holds at the end moves with the timing)."""
+    worse: what L2 holds at the end moves with the timing). Then a warp's stores merging as they come in time
+    (docs/hardware/store_resident_hw.md; particles_aos4 1.21 -> 1.06): 4.50%, 91.6%, 5.92%, 98.89%, 94.0%,
+    99.7%, 0.1265, DRAM bytes 2.64%."""
     s = _pinned("mid")
-    _at_least_as_good(s, 4.55, 0.910, 5.94, 0.988, 0.940, 0.997, 0.1267, size="mid")
+    _at_least_as_good(s, 4.50, 0.916, 5.92, 0.988, 0.940, 0.997, 0.1266, size="mid")
     assert s["dram_bytes_mape_pct"] <= 2.64
 
 
@@ -413,8 +419,10 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # words (above): 7.83%, 78.1%, 23.45%, 89.3%, 89.2%, 46.0%, 0.153 on the 315. With the 12 `primer` kernels (it
     # compiles all): 7.79%, 78.3%, 22.87%, 89.4%, 89.3%, 46.8%, 0.152 on 327. The slices writing DRAM's fills in
     # the cycles stores take (l2.fill_sector_cycles, docs/hardware/mid_stores_hw.md): 7.70%, 78.6%, 22.87%, 89.7%,
-    # 89.0%, 46.8%, 0.154 (the top stall and stall distance a little worse: loads wait longer, stores or not)
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.71, 0.785, 22.87, 0.896, 0.889, 0.467, 0.1541)
+    # 89.0%, 46.8%, 0.154 (the top stall and stall distance a little worse: loads wait longer, stores or not).
+    # A warp's stores merging as they come in time (docs/hardware/store_resident_hw.md): 7.72%, 78.6%, 22.87%,
+    # 89.7%, 89.0%, 46.8%, 0.154
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.73, 0.785, 22.88, 0.896, 0.889, 0.467, 0.1541)
 
 
 @pytest.mark.slow
@@ -482,8 +490,9 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # 67.6%, 24.76%, 85.9%, 88.6%, 29.8%, 0.212 on the 315. With the 12 `primer` kernels: 15.60%, 68.2%, 24.15%,
     # 86.1%, 88.7%, 30.3%, 0.211 on 327. The slices writing DRAM's fills in the cycles stores take: 15.57%, 68.5%,
     # 24.21%, 86.2%, 88.7%, 30.3%, 0.2125 (the variant ratios 0.06 points worse on this fallback stream, 0.01
-    # better on the SASS one of this compiler)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.58, 0.684, 24.22, 0.862, 0.886, 0.302, 0.2126)
+    # better on the SASS one of this compiler). A warp's stores merging as they come in time: 15.57%, 68.5%,
+    # 24.23%, 86.2%, 88.7%, 30.3%, 0.2124 (the variant ratios 0.02 points worse)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.58, 0.684, 24.23, 0.862, 0.886, 0.302, 0.2126)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):

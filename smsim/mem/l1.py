@@ -30,7 +30,10 @@ still waits to leave the SM (for credits or the port), and whose warp's latest l
 as this warp's (or neither loaded: warps fed from different rows store apart on an H200), joins that write
 (:meth:`L1._join`): no credits, no
 port time, no write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); it is done when that write is (the
-H200 merges different warps' stores only so: ``docs/hardware/store_cross_hw.md``). A store leaves the
+H200 merges different warps' stores only so: ``docs/hardware/store_cross_hw.md``). A store of the same warp
+joins its own earlier write so if it is one L1 could merge (``merge_sectors`` in ``merge_lines``) and came to L1
+before that write was through the port (``docs/hardware/store_resident_hw.md``: two field stores with a load's
+wait between, or any two while stores back the port up). A store leaves the
 SM once no more than ``store_credits`` of this SM's L2 write requests (one a line a store touches) are in
 flight to L2 with its own (sent, and L2's acknowledgement of
 taking them not back): it waits for L2 to take earlier ones. Then its write requests go out through the SM's
@@ -120,7 +123,7 @@ class L1:
         self.port_start = 0.0             # cycle the last store's write requests started through the port
         #: the latest stores' writes by their sectors: [cycle they start through the port, cycle L2 has them,
         #: the bytes in each sector so far, the lines L2 charged as written in part, the lines of the stores
-        #: noted before them, their warp, the DRAM rows of that warp's latest load]
+        #: noted before them, their warp, the DRAM rows of that warp's latest load, cycle they are through the port]
         self.open: dict = {}
         self.n_open = 0                   # lines of the stores noted there so far
         self.joined = 0                   # sectors of stores that joined a waiting write
@@ -169,7 +172,7 @@ class L1:
             narrow = len(sectors) <= spec.merge_sectors and lines <= spec.merge_lines
             cost = spec.write_request_cycles * lines + spec.write_data_cycles * len(sectors)   # on the port
             joins = lines <= spec.cross_merge_window and space == "global"
-            joined = self._join(sectors, ops, tend, warp, rows) if joins else None
+            joined = self._join(sectors, ops, tend, warp, rows, t if narrow else None) if joins else None
             if joined is not None:
                 done, cost = joined, 0
             else:
@@ -229,14 +232,15 @@ class L1:
         """A store's write just queued to leave the SM at :attr:`port_start`: later stores into the same
         sectors may join it until then (:meth:`_join`)."""
         written = ops.copy() if ops is not None else np.full(len(sectors), self.spec.sector_bytes, np.int64)
-        self.open[sectors.tobytes()] = [self.port_start, done, written, self.l2.paid_lines, self.n_open, warp, rows]
+        self.open[sectors.tobytes()] = [self.port_start, done, written, self.l2.paid_lines, self.n_open, warp, rows,
+                                         self.port_free]
         self.n_open += lines
         if len(self.open) > self.spec.cross_merge_window:
             for key in [k for k, e in self.open.items() if e[4] < self.n_open - self.spec.cross_merge_window]:
                 del self.open[key]
 
     def _join(self, sectors: np.ndarray, ops: np.ndarray | None, t: float, warp: int,
-              rows: tuple | None = None) -> float | None:
+              rows: tuple | None = None, arrive: float | None = None) -> float | None:
         """A store of ``warp``, into at most ``cross_merge_window`` lines, past the tag stage at ``t``, whose
         bytes join the write of an earlier store of another warp into the same ``sectors`` (its lines and those
         of the stores noted after it within ``cross_merge_window``) that still waits to leave the SM at ``t``
@@ -244,10 +248,16 @@ class L1:
         (warps whose data came from different rows got it at different times: on an H200 their stores come
         apart, with other warps' between, ``seminar.transpose16_naive``): no credits, no time of the port, no
         write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); the cycle L2 has that write (None: no such
-        write)."""
+        write). ``warp``'s own earlier write is joined only by a store that came to L1 (issued) at ``arrive``, before
+        that write was through the port (``arrive`` None: a store wider than ``merge_sectors`` in
+        ``merge_lines``, which never joins its own warp's)."""
         entry = self.open.get(sectors.tobytes()) if self.open else None
-        if entry is None or entry[0] <= t or entry[5] == warp or entry[6] != rows \
-                or entry[4] < self.n_open - self.spec.cross_merge_window:
+        if entry is None or entry[6] != rows or entry[4] < self.n_open - self.spec.cross_merge_window:
+            return None
+        if entry[5] == warp:              # its own: only a narrow store that came before the write went through
+            if arrive is None or entry[7] <= arrive:
+                return None
+        elif entry[0] <= t:
             return None
         sb = self.spec.sector_bytes
         written = ops if ops is not None else np.full(len(sectors), sb, np.int64)

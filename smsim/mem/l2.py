@@ -480,15 +480,15 @@ class L2:
         Into a sector L2 held whole before the store (``held``; :meth:`_held_in_part` says which of those only
         in part), a ``narrow`` store's part merges at the whole-sector rate: one that L1 could merge with its
         warp's next stores into the same sectors (``l1.merge_sectors`` in ``l1.merge_lines``), as the H200
-        merges most of ``particles_aos4``'s two field stores after a wait on their loads that smsim's
-        look-ahead (:meth:`smsim.sm.SM._merge_ahead`) does not pass, those it merged paying for one write
-        (``docs/hardware/store_window_hw.md``). A wider store, which the H200 never merges, pays for its part
-        whatever L2 holds: ``course.prefix_row32``'s stores of one word a line into the sectors its loads
-        just brought take what ``warp_k1_spread``'s into sectors L2 did not hold take (274.1 and 274.9 us for
-        the same 16.8 M L2 write sectors). The ``slices`` slices do that for all ``busy`` SMs alike, so this
-        SM's writes are served at ``slices / busy`` times those cycles, in the free cycles from ``t`` on of
-        :attr:`slice_writes` (which DRAM's fills take too, :meth:`_fetch`): the cycle the last of them is done
-        (``t`` if they cost nothing)."""
+        merges most of ``particles_aos4``'s two field stores after a wait on their loads, which smsim merges
+        where the second comes to L1 before the first's write is through (:meth:`smsim.mem.l1.L1._join`,
+        ``docs/hardware/store_resident_hw.md``), those merged paying for one write. A wider store, which the
+        H200 never merges, pays for its part whatever L2 holds: ``course.prefix_row32``'s stores of one word a
+        line into the sectors its loads just brought take what ``warp_k1_spread``'s into sectors L2 did not hold
+        take (274.1 and 274.9 us for the same 16.8 M L2 write sectors). The ``slices`` slices do that for all
+        ``busy`` SMs alike, so this SM's writes are served at ``slices / busy`` times those cycles, in the free
+        cycles from ``t`` on of :attr:`slice_writes` (which DRAM's fills take too, :meth:`_fetch`): the cycle
+        the last of them is done (``t`` if they cost nothing)."""
         spec = self.spec
         n = len(sectors)
         part = 0
