@@ -2134,6 +2134,25 @@ def test_write_back_l2_writes_dirty_sectors_when_their_line_is_evicted():
     assert hbm.bytes_write == 3 * 32
 
 
+def test_a_read_of_a_sector_l2_holds_only_in_part_waits_for_dram_and_completes_it():
+    """docs/hardware/store_resident_hw.md: one warp an SM loading the sector it has just written 4 of 32 bytes
+    of waits as long as a DRAM read on an H200 (442 us over 4 M records, smsim 177 as an L2 hit, 440 now)."""
+    from smsim.mem.l2_write_back import WriteBackL2
+    for model in (L2, WriteBackL2):
+        hbm = _dram()
+        l2 = model(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)   # one set of 8 lines of 4 sectors
+        l2.write(_sectors(0), 0.0, np.array([32]))        # sector 0 whole
+        l2.write(_sectors(1), 0.0, np.array([4]))         # sector 1: 4 bytes of 32 (L2 did not hold it)
+        read = hbm.bytes_read
+        whole = float(l2.read(_sectors(0), 100.0)[0])
+        part = float(l2.read(_sectors(1), 100.0)[0])
+        assert whole < 100.0 + TINY.l2.hit_latency_cycles + 1 and part > whole + 50, model   # a DRAM read
+        assert hbm.bytes_read > read, model
+        again = float(l2.read(_sectors(1), 1000.0)[0])    # complete now: a hit
+        assert again - 1000.0 == whole - 100.0, model
+    assert l2.n_part == 0 and l2.part_count == {} and l2.dirty[0] == {0: 32, 1: 32}
+
+
 def test_an_atomics_line_is_written_back_when_the_share_lets_it_go_unless_the_devices_l2_still_holds_it():
     """docs/hardware/atomic_dirty_hw.md: float adds into y in turn write y back on an H200 (53 MB for 64), at
     random over 16 MB write nothing (every SM keeps taking its lines: the device's L2 keeps them)."""

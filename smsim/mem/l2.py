@@ -21,7 +21,10 @@ which takes bandwidth but holds nobody up. A sector a store writes only in part
 leaves L2 still not written whole (``smsim.l2.partial_sectors_completed``), as the H200's write-back L2
 completes it for HBM3e's sector-wide ECC: scattered 4-byte stores into 64 MB read 32 bytes from DRAM per
 sector they touch (``streams.store_stride8``, ``ordinary.scale_stride16``), into 512 KB none (it stays in
-L2), and two stores that fill a sector between them (``ordinary.branchy``) read nothing. The slices take
+L2), and two stores that fill a sector between them (``ordinary.branchy``) read nothing. A read of such a sector
+before then misses: it reads the rest from DRAM and completes the sector (:meth:`L2._short_of_whole`;
+``docs/hardware/store_resident_hw.md``: a warp loading the sector it has just written 4 bytes of waits for DRAM
+on an H200). The slices take
 each written sector ``write_sector_cycles``, and each line a store writes in part
 ``partial_write_cycles - write_sector_cycles`` more (the read-modify-write of its merge, once per line the
 store's request brings: a store of one sector a line pays ``partial_write_cycles`` a sector, one of four
@@ -257,6 +260,7 @@ class L2:
             if looked > done:
                 done = looked
         status, ready = self.cache.lookup(sectors, done)
+        status = self._short_of_whole(sectors, status)
         hits, _, misses, _ = cache.tally(status, ready)
         if count:
             self.sectors_read += len(sectors)
@@ -272,6 +276,27 @@ class L2:
                 arrive = max(arrive, self._fetch(miss, back))
                 self.fetched = len(miss)
         return cache.arrivals(status, ready, back, arrive)
+
+    def _short_of_whole(self, sectors: np.ndarray, status: np.ndarray) -> np.ndarray:
+        """A lookup's ``status`` of ``sectors`` with those L2 holds only as the bytes stores wrote into them
+        (:meth:`_held_in_part`) missed: the rest of such a sector is in DRAM, which the request now reads, and
+        that completes it (``docs/hardware/store_resident_hw.md``: one warp an SM loading the sector it has just
+        written 4 of 32 bytes of waits for a DRAM read, 2.5x what smsim gave it as an L2 hit)."""
+        if not self.partial:
+            return status
+        part = (status == cache.HIT) & self._held_in_part(sectors)
+        if not part.any():
+            return status
+        status = status.copy()
+        status[part] = cache.MISS
+        spl, pending = self.cache.sectors_per_line, self.partial
+        for s in sectors[part].tolist():
+            line, k = divmod(s, spl)
+            got = pending[line]
+            del got[k]
+            if not got:
+                del pending[line]
+        return status
 
     def _look_up(self, sectors: np.ndarray, t: float, block: int) -> float:
         """The read lookups of ``sectors`` (a request of ``block``'s at ``t``): each distinct line takes

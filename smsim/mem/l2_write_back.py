@@ -15,7 +15,8 @@ written to DRAM (``dram__bytes_write``, each written byte holding HBM's bus ``1 
 times as long as a read one), and the store that pushed them out waits until
 HBM starts on them; one that was only written in part is first read from DRAM, the sector alone, to complete
 it (HBM3e's ECC covers whole sectors: on an H200, ``streams.store_stride32`` reads 32 bytes per partly written
-sector, 73.5 MB for 8 MB of input), and written once that read is back. A dirty line a store wrote into
+sector, 73.5 MB for 8 MB of input), and written once that read is back; a read of it before then misses and
+completes it (:meth:`WriteBackL2._short_of_whole`). A dirty line a store wrote into
 where other SMs' blocks had touched it (:meth:`held_by_others`: the device's L2 held it) is the device's too:
 when this share lets it go and the device's L2 still holds it, it stays dirty there (:attr:`deferred`; a
 scatter from every SM into an array L2 holds writes nothing back during the kernel) and this share writes it
@@ -51,6 +52,7 @@ import numpy as np
 
 from ..config import L2Spec
 from ..contracts import DramModel
+from ..fast import cache
 from ..registry import L2_MODELS
 from .l2 import L2, forget_oldest, residue_sectors
 from .queue import BandwidthQueue
@@ -143,6 +145,32 @@ class WriteBackL2(L2):
         if self.n_dirty > self.dirty_limit:
             done = max(done, self._clean(t))
         return done
+
+    def _short_of_whole(self, sectors: np.ndarray, status: np.ndarray) -> np.ndarray:
+        """:meth:`smsim.mem.l2.L2._short_of_whole` for the dirty sectors this share holds only in part (one
+        blocks of other SMs write too excepted): a read misses them and reads the rest from DRAM, which makes
+        them whole (dirty, and written back whole)."""
+        if not self.n_part:
+            return status
+        sb, spl, dirty, writers = self.spec.sector_bytes, self.cache.sectors_per_line, self.dirty, self.writers
+        out = status
+        for i, s in enumerate(sectors.tolist()):
+            ln, k = divmod(s, spl)
+            line = dirty.get(ln)
+            if line is None or line.get(k, sb) >= sb or status[i] != cache.HIT or (writers and s in writers):
+                continue
+            if out is status:
+                out = status.copy()
+            out[i] = cache.MISS
+            line[k] = sb
+            self.n_part -= 1
+            left = self.part_count[ln] - 1
+            if left:
+                self.part_count[ln] = left
+            else:
+                del self.part_count[ln]
+                self.partial_lines.pop(ln, None)
+        return out
 
     def _add_bytes(self, sectors: np.ndarray, written: np.ndarray) -> None:
         """Bytes merged into dirty sectors an earlier write brought (:meth:`smsim.mem.l2.L2.merged`)."""
