@@ -22,13 +22,12 @@ elements of the same sectors, 32 / ``lps`` sectors a store, 4 to a line (``dense
 """
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import hw_probe  # noqa: E402  (beside this file)
-from store_merge_hw import beside, merged  # noqa: E402
+from store_merge_hw import merged, print_merged  # noqa: E402
 
 THREADS = 256
 SECTORS = 1 << 21
@@ -126,8 +125,7 @@ def simulated(rows: list, **kw) -> list:
 
 def simulate(path: str) -> None:
     """smsim's merged share and time beside the H200's."""
-    rows = json.loads(pathlib.Path(path).read_text())["rows"]
-    beside(rows, simulated(rows))
+    print_merged(path, simulated)
 
 
 def main(argv=None) -> int:

@@ -137,10 +137,16 @@ def beside(rows: list, sim_rows: list) -> None:
               f"({m['gpu__time_duration.sum'] / h['gpu__time_duration.sum']:4.2f})", flush=True)
 
 
+def print_merged(path: str, simulate_rows) -> None:
+    """Each row recorded in a store probe's JSON at ``path`` beside smsim's (``simulate_rows``, the probe's
+    ``simulated``): :func:`beside` (``store_group_hw``'s and ``store_resident_hw``'s too)."""
+    rows = json.loads(pathlib.Path(path).read_text())["rows"]
+    beside(rows, simulate_rows(rows))
+
+
 def simulate(path: str) -> None:
     """smsim's merged share and time beside the H200's."""
-    rows = json.loads(pathlib.Path(path).read_text())["rows"]
-    beside(rows, simulated(rows))
+    print_merged(path, simulated)
 
 
 def main(argv=None) -> int:

@@ -32,12 +32,12 @@ Launched once each under ``ncu --clock-control none``: duration, L1 store sector
 """
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import hw_probe  # noqa: E402  (beside this file)
+from store_merge_hw import print_merged  # noqa: E402
 
 RECORDS = 1 << 22               # records written: 64 MB (R = 4), 128 MB (R = 8)
 LAYOUTS = {"one": (132, 32), "sparse": (132, 256), "full": (RECORDS // 256, 256)}
@@ -126,9 +126,7 @@ def simulated(rows: list, **kw) -> list:
 
 def simulate(path: str) -> None:
     """smsim's merged share and time beside the H200's, per case."""
-    from store_merge_hw import beside
-    rows = json.loads(pathlib.Path(path).read_text())["rows"]
-    beside(rows, simulated(rows))
+    print_merged(path, simulated)
 
 
 def main(argv=None) -> int:

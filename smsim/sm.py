@@ -805,7 +805,7 @@ class SM:
         merged = kind == "st" and w.merged()
         if kind == "st" and not merged and space == "global" and len(sectors) <= l1.merge_sectors \
                 and nlines <= l1.merge_lines:
-            a = self._merge_ahead(w, info, sectors, a)
+            a = self._merge_ahead(w, info, sectors, nlines, a)
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind in ("atom", "red") else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
         whole = coalesce.whole_rounds(a, info.nbytes, l1.sector_bytes) if kind in ("atom", "red") else None
@@ -848,20 +848,20 @@ class SM:
         if kind != "st":
             result(info.results, done, LONG)
 
-    def _merge_ahead(self, w: Warp, info: Any, sectors: np.ndarray, a: np.ndarray) -> np.ndarray:
-        """A global store of ``w`` into ``sectors`` (at most ``l1.merge_sectors`` in ``l1.merge_lines`` lines),
-        at addresses ``a``: the warp's next memory instructions that store into the same sectors, as many as
-        follow one another at once (no other access, barrier or fence between, nor an instruction that waits
-        on a result: :meth:`Warp.next_memory`) and issue, at the earliest (one instruction a cycle, or a SASS
-        instruction's stall count), before this store is through L1 with the port to L2 idle (its tag stage and
-        port cycles), reach L2 with it, as one write (``docs/hardware/store_merge_hw.md``: the H200 merges a
-        warp's back-to-back stores so, and not larger ones; ``docs/hardware/store_resident_hw.md``: not past a
-        chain of 16 dependent multiply-adds with one warp an SM). They are marked merged
-        (:meth:`Warp.merge_store`); the addresses of all of them, whose bytes its write carries. A later store
-        of the warp may still join the write while it waits to leave the SM (:meth:`smsim.mem.l1.L1._join`)."""
+    def _merge_ahead(self, w: Warp, info: Any, sectors: np.ndarray, lines: int, a: np.ndarray) -> np.ndarray:
+        """A global store of ``w`` into ``sectors`` in ``lines`` lines (at most ``l1.merge_sectors`` in
+        ``l1.merge_lines``), at addresses ``a``: the warp's next memory instructions that store into the same
+        sectors, as many as follow one another at once (no other access, barrier or fence between, nor an
+        instruction that waits on a result: :meth:`Warp.next_memory`) and issue, at the earliest (one
+        instruction a cycle, or a SASS instruction's stall count), before this store is through L1 with the port
+        to L2 idle (its tag stage and port cycles), reach L2 with it, as one write
+        (``docs/hardware/store_merge_hw.md``: the H200 merges a warp's back-to-back stores so, and not larger
+        ones; ``docs/hardware/store_resident_hw.md``: not past a chain of 16 dependent multiply-adds with one
+        warp an SM). They are marked merged (:meth:`Warp.merge_store`); the addresses of all of them, whose
+        bytes its write carries. A later store of the warp may still join the write while it waits to leave the
+        SM (:meth:`smsim.mem.l1.L1._join`)."""
         l1 = self.spec.l1
         sb = l1.sector_bytes
-        lines = coalesce.lines_of(sectors, l1.line_bytes // sb)
         budget = -(-lines // l1.tag_lookups_per_cycle) + l1.write_request_cycles * lines \
             + l1.write_data_cycles * len(sectors)
         infos, pcs = self.infos, w.pcs

@@ -153,24 +153,18 @@ class WriteBackL2(L2):
         if not self.n_part:
             return status
         sb, spl, dirty, writers = self.spec.sector_bytes, self.cache.sectors_per_line, self.dirty, self.writers
-        out = status
+        part = np.zeros(len(sectors), bool)
         for i, s in enumerate(sectors.tolist()):
-            ln, k = divmod(s, spl)
-            line = dirty.get(ln)
-            if line is None or line.get(k, sb) >= sb or status[i] != cache.HIT or (writers and s in writers):
-                continue
-            if out is status:
-                out = status.copy()
-            out[i] = cache.MISS
-            line[k] = sb
-            self.n_part -= 1
-            left = self.part_count[ln] - 1
-            if left:
-                self.part_count[ln] = left
-            else:
-                del self.part_count[ln]
-                self.partial_lines.pop(ln, None)
-        return out
+            line = dirty.get(s // spl)
+            part[i] = line is not None and line.get(s % spl, sb) < sb and status[i] == cache.HIT \
+                and not (writers and s in writers)
+        if not part.any():
+            return status
+        n = int(part.sum())              # the read's DRAM bytes fill them: whole from now
+        self._dirty_bytes(sectors[part], np.full(n, sb, np.int64), np.ones(n, bool), request=False)
+        status = status.copy()
+        status[part] = cache.MISS
+        return status
 
     def _add_bytes(self, sectors: np.ndarray, written: np.ndarray) -> None:
         """Bytes merged into dirty sectors an earlier write brought (:meth:`smsim.mem.l2.L2.merged`)."""
