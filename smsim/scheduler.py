@@ -14,6 +14,13 @@ scheduler that finds nothing to issue remembers the earliest cycle one of its wa
 (:attr:`SubPartition.idle_until`: every ready time is known in advance, memory results included) and is
 not asked again before then unless the clock is poked (a barrier release, a new block). The clock steps
 straight to the next cycle any scheduler may issue in: idle cycles cost neither events nor scans.
+
+Within a cycle the sub-partitions look in turn from :attr:`Clock.lead`, the one after the last whose warp took
+an entry of the SM's LSU queue that warps were waiting for (:meth:`smsim.sm.SM.mem_blocked`): when the queue
+is backed up, its entries go to the sub-partitions round-robin, so their global stores reach L1 interleaved
+(``docs/hardware/store_resident_hw.md``: a warp's two 32-sector stores back to back reach L2 as one write at
+one warp an SM and not at two warps a sub-partition, whose others' stores come between, ``l1.cross_merge_window``;
+with sub-partition 0 always first, one sub-partition's warps took every free entry while the others waited).
 """
 from __future__ import annotations
 
@@ -132,6 +139,8 @@ class Clock:
         self.wake = None          # the event a sleeping clock waits on
         self.kicked = False
         self.t = 0                # the cycle it is at (SimPy's clock lags it while it steps on its own)
+        self.lead = 0             # the sub-partition that looks first in a cycle
+        self.orders = [subs[k:] + subs[:k] for k in range(len(subs))]   # the sub-partitions from each lead
         env.process(self.run())
 
     def poke(self) -> None:
@@ -151,13 +160,13 @@ class Clock:
 
     def run(self) -> Any:
         """The SimPy process (started by the constructor)."""
-        env, subs = self.env, self.subs
+        env, orders = self.env, self.orders
         t = env.now
         while True:
             self.t = t
             self.kicked = False
             nxt = INF
-            for sub in subs:
+            for sub in orders[self.lead]:
                 n = sub.cycle(t)
                 if n < nxt:
                     nxt = n

@@ -150,6 +150,7 @@ class SM:
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
         self.special = SpecialRegisters(spec.special, len(self.subs), spec.shared.mio_queue)
+        self.lg_waiting = False           # a warp found the LSU queue full since its last entry was taken
         self.clock = Clock(env, self.subs)
         self.resident = 0
         self.local_bytes = max(launch.prog.local_bytes, 4)
@@ -636,7 +637,10 @@ class SM:
 
     # ------------------------------------------------------------------ issue
     def mem_blocked(self, w: Warp, sub: SubPartition, t: float) -> float | None:
-        """None if ``w``'s next instruction, a memory one, can issue at ``t``; else until when."""
+        """None if ``w``'s next instruction, a memory one, can issue at ``t``; else until when. A global or
+        local one that takes an entry of the LSU queue warps were waiting for hands the lead of the next cycles
+        to the next sub-partition (:attr:`smsim.scheduler.Clock.lead`: the waiting sub-partitions get the
+        entries round-robin)."""
         space = w.info.space
         if space == "shared":
             if self.shared.full(sub.index, t):
@@ -646,7 +650,11 @@ class SM:
             room = self.l1.space_at(t)
             if room > t:
                 w.block_on(room, _LG)
+                self.lg_waiting = True
                 return room
+            if self.lg_waiting:           # an entry warps waited for: the next sub-partition looks first
+                self.lg_waiting = False
+                self.clock.lead = (sub.index + 1) % len(self.subs)
         return None
 
     def issue(self, w: Warp, sub: SubPartition, t: float) -> int:

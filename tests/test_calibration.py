@@ -531,7 +531,9 @@ def test_a_stores_write_requests_leave_the_sm_two_cycles_a_line_as_on_the_h200()
     lines one at a time; what else the loads lack is not in the front end); at 8 and 32 warps the walk itself
     (loads, and stores into what they read), the walk twice and the loads with stores into another array within
     10%. Without the port the stores alone run 0.6 of the H200's time and the walk 0.73; without its buffer the
-    walk at 32 warps 0.84 and the loads with stores into another array 0.78."""
+    loads with stores into another array at 32 warps 0.78 and the walk twice in four blocks 0.86 (the walk
+    itself at 32 warps 0.97, 0.84 before the LSU queue's entries went to the sub-partitions in turn,
+    smsim.scheduler.Clock.lead: the loads queue behind other sub-partitions' stores anyway)."""
     from benchmarks import cold_rows_hw as R
     rows = [r for r in _COLD_ROWS["rows"] if r["kernel"] in ("store", "load") or r["threads"] >= 256]
 
@@ -545,7 +547,7 @@ def test_a_stores_write_requests_leave_the_sm_two_cycles_a_line_as_on_the_h200()
     free = ratios({"l1.write_request_cycles": 0.0, "l1.write_data_cycles": 0.0})
     assert free[("store", 1, 256)] < 0.7 and free[("raw", 1, 256)] < 0.8
     unbuffered = ratios({"l1.write_buffer_cycles": 0.0})
-    assert unbuffered[("raw", 1, 1024)] < 0.86 and unbuffered[("split", 1, 1024)] < 0.8
+    assert unbuffered[("split", 1, 1024)] < 0.8 and unbuffered[("raw2", 4, 256)] < 0.9
 
 
 _STORE_PORT = json.loads((Path(__file__).resolve().parents[1] / "docs" / "hardware" / "store_port_hw.json").read_text())
@@ -623,7 +625,8 @@ def test_another_warps_store_joins_a_write_that_waits_to_leave_the_sm_as_on_the_
     however close together (two warps at once) or whatever comes between (four junk stores): neither does smsim.
     At 64 warps an SM (store_merge_hw) a block's 8 warps' words into the same 32 sectors of 8 lines reach L2 as
     0.21 of the L1 store sectors in 44.6 us: smsim within 15% of that time and at most 0.30 (3.6x the time with
-    l1.cross_merge_window = 0); stores of 32 lines and a warp's own stores join none."""
+    l1.cross_merge_window = 0); stores of 32 lines join none, a warp's own eight of 32 sectors in 8 lines hardly
+    any (the H200 0.92 of the sectors at L2: other sub-partitions' stores come between, past the window)."""
     from benchmarks import store_cross_hw as pairs
     from benchmarks import store_merge_hw as probe
     cross = json.loads((_HW_DIR / "store_cross_hw.json").read_text())["rows"]
@@ -636,7 +639,7 @@ def test_another_warps_store_joins_a_write_that_waits_to_leave_the_sm_as_on_the_
     assert probe.merged(hw) == pytest.approx(0.207, abs=0.001)
     assert probe.merged(block["metrics"]) <= 0.30
     assert block["metrics"]["gpu__time_duration.sum"] == pytest.approx(hw["gpu__time_duration.sum"], rel=0.15)
-    assert probe.merged(spread["metrics"]) == 1.0 and probe.merged(own["metrics"]) == 1.0
+    assert probe.merged(spread["metrics"]) == 1.0 and probe.merged(own["metrics"]) >= 0.9
     alone, = probe.simulated([rows["block_k1_dense"]], overrides={"l1.cross_merge_window": 0})
     assert alone["metrics"]["gpu__time_duration.sum"] > 3 * hw["gpu__time_duration.sum"]
 
@@ -658,6 +661,34 @@ def test_a_warps_second_store_merges_only_if_it_reaches_l1_before_the_first_is_t
         assert merged(hw) == pytest.approx(share, abs=0.005), name
         assert merged(sim["metrics"]) == pytest.approx(share, abs=0.1), name
         assert sim["metrics"]["gpu__time_duration.sum"] == pytest.approx(hw["gpu__time_duration.sum"], rel=0.10), name
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_a_warps_32_sector_stores_merge_back_to_back_unless_other_subpartitions_stores_come_between():
+    """docs/hardware/store_resident_hw.md: two 32-sector stores of a warp (8 lines) back to back reach L2 as one
+    write at one warp an SM (0.502 of the L1 store sectors) and at 8 warps an SM into records they loaded, whose
+    stores come apart in time (0.500); at 8 warps storing records nobody loaded, the 4 sub-partitions' stores
+    interleaved, as good as none merge (0.995; smsim, whose sub-partition 0 took every free LSU-queue entry
+    first, merged no 32-sector stores at all before); at 64 warps an SM into loaded records 88% of pairs
+    (0.561). store_merge_hw's warp_k1_dense (eight such stores a warp, 64 warps an SM): 0.921. smsim within 0.1
+    of each share and 10% of each time (not r8_cold_c0_sparse's, 0.73 of the H200's: a store stream at 8 warps
+    an SM, as before)."""
+    from benchmarks import store_merge_hw, store_resident_hw as probe
+    merged = store_merge_hw.merged
+    rows = {r["name"]: r for r in json.loads((_HW_DIR / "store_resident_hw.json").read_text())["rows"]}
+    names = ("r8_cold_c0_one", "r8_loaded_c0_sparse", "r8_cold_c0_sparse", "r8_loaded_c0_full")
+    want = (0.502, 0.500, 0.995, 0.561)
+    for name, share, sim in zip(names, want, probe.simulated([rows[n] for n in names])):
+        hw = rows[name]["metrics"]
+        assert merged(hw) == pytest.approx(share, abs=0.005), name
+        assert merged(sim["metrics"]) == pytest.approx(share, abs=0.1), name
+        if name != "r8_cold_c0_sparse":
+            assert sim["metrics"]["gpu__time_duration.sum"] == pytest.approx(hw["gpu__time_duration.sum"],
+                                                                             rel=0.10), name
+    dense = [r for r in json.loads((_HW_DIR / "store_merge_hw.json").read_text())["rows"]
+             if r["name"] == "warp_k1_dense"]
+    assert merged(dense[0]["metrics"]) == pytest.approx(0.921, abs=0.005)
+    assert merged(store_merge_hw.simulated(dense)[0]["metrics"]) == pytest.approx(0.921, abs=0.1)
 
 
 @pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")

@@ -922,8 +922,8 @@ def test_l1_another_warps_store_joins_a_write_still_waiting_to_leave_the_sm():
     assert l1.access("st", "global", mine, 4, False, half, 0.0, warp=2) == 62
     assert l2.calls[-1] == ("merged", [64, 68, 72, 76], 16.0, [16, 17, 18, 19])   # all four lines whole
     assert l1.port_free == 32 and l1.metrics(100.0)["smsim.l1.store_sectors_joined"] == 4
-    # warp 1 again (its own write: never), then warp 3 once the write has left (at 100): each a write
-    l1.access("st", "global", mine, 4, False, half, 0.0, warp=1)
+    # warp 1 again once its write is through the port (32), then warp 3 once the write has left (100): each a write
+    l1.access("st", "global", mine, 4, False, half, 40.0, warp=1)
     l1.access("st", "global", mine, 4, False, half, 100.0, warp=3)
     assert [c[0] for c in l2.calls].count("write") == 4
     # the window counts lines: warp 4's 4 and 4 more after them fit in 8 (a join), 8 more do not
@@ -952,25 +952,35 @@ def test_l1_another_warps_store_joins_a_write_still_waiting_to_leave_the_sm():
         load("tiny", {"l1.cross_merge_window": -1})
 
 
-def test_l1_a_warps_narrow_store_joins_its_own_write_until_that_is_through_the_port():
+def test_l1_a_warps_store_joins_its_own_write_until_that_is_through_the_port():
     """docs/hardware/store_resident_hw.md: a warp's second store into the sectors of its first merges on an H200
     when it reaches L1 before the first's write has gone through to L2 (one warp an SM, a chain of 16 multiply-adds
-    between: none; the port backed up by a stream of stores: 86% of pairs), for stores of at most
-    ``merge_sectors`` sectors in ``merge_lines`` lines (32-sector ones at 64 warps an SM hardly merge)."""
+    between: none; the port backed up by a stream of stores: 86% of pairs), 32-sector stores in 8 lines too (one
+    warp an SM, back to back: 0.50 of the L1 store sectors reach L2), unless more than the window's lines of other
+    stores came between (8 warps an SM, whose sub-partitions' stores interleave: 0.995)."""
     mine, half = _sectors(64, 68, 72, 76), np.full(4, 16)           # 4 lines, half of a sector in each
+    wide, quarter = _sectors(*range(64, 96)), np.full(32, 4)         # 32 sectors in 8 lines, a word in each
 
-    def pair(second_at: float, **spec) -> tuple:
+    def pair(second_at, sectors=mine, lines=4, ops=half, between=0, **spec) -> tuple:
         l1, l2 = _l1(write_request_cycles=2.0, cross_merge_window=16, **spec)
-        l1.access("st", "global", mine, 4, False, half, 0.0, warp=1)
+        l1.access("st", "global", sectors, lines, False, ops, 0.0, warp=1)
         through = l1.port_free
-        l1.access("st", "global", mine, 4, False, half, second_at(through), warp=1)
-        return l1.joined, [c[0] for c in l2.calls].count("write")
+        if between:                                  # another warp's store of ``between`` lines
+            l1.access("st", "global", _sectors(*range(512, 512 + 4 * between, 4)), between, False,
+                      np.full(between, 4), 0.0, warp=2)
+        l1.access("st", "global", sectors, lines, False, ops, second_at(through), warp=1)
+        return l1.joined, [c[0] for c in l2.calls].count("write") - (1 if between else 0)
 
     narrow = {"merge_sectors": 16, "merge_lines": 8}
     assert pair(lambda through: through - 1, **narrow) == (4, 1)     # before its write is through: one write
     assert pair(lambda through: through, **narrow) == (0, 2)         # once it is: two
-    assert pair(lambda through: 1.0, merge_sectors=2, merge_lines=8) == (0, 2)   # wider than merge_sectors
-    assert pair(lambda through: 1.0) == (0, 2)                       # tiny: no merging
+    assert pair(lambda through: 1.0, wide, 8, quarter) == (32, 1)    # a wide one as well
+    assert pair(lambda through: 1.0, wide, 8, quarter, between=8) == (32, 1)    # 8 + 8 lines: in the window
+    assert pair(lambda through: 1.0, wide, 8, quarter, between=9) == (0, 2)     # 8 + 9: out of it
+    off, l2off = _l1(write_request_cycles=2.0)                       # tiny: no window, no merging
+    for t in (0.0, 1.0):
+        off.access("st", "global", mine, 4, False, half, t, warp=1)
+    assert off.joined == 0 and [c[0] for c in l2off.calls] == ["write", "write"]
 
 
 def test_l1_tells_l2_whether_a_store_is_one_it_could_merge():
@@ -1306,6 +1316,25 @@ def test_clock_runs_subpartitions_at_the_cycles_they_ask_for_and_steps_over_idle
 
 def _sleep(env, dt):
     yield env.timeout(dt)
+
+
+def test_clock_runs_the_subpartitions_from_its_lead():
+    """Within a cycle the sub-partitions look in turn from Clock.lead (the SM hands it on past the one whose warp
+    took an LSU-queue entry others waited for: docs/hardware/store_resident_hw.md)."""
+    env = simpy.Environment()
+    order: list = []
+    holder: list = []
+
+    def note(i):
+        def call(t):
+            order.append((t, i))
+            if (t, i) == (0, 1):
+                holder[0].lead = 2                   # sub-partition 1 took the entry: 2 looks first from now
+        return call
+    subs = [FakeSub(env, {0: 1, 1: 2}, on_call=note(i)) for i in range(3)]
+    holder.append(Clock(env, subs))
+    env.run()
+    assert order == [(0, 0), (0, 1), (0, 2), (1, 2), (1, 0), (1, 1), (2, 2), (2, 0), (2, 1)]
 
 
 def test_clock_poke_makes_it_look_again_at_the_next_cycle():

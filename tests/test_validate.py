@@ -298,9 +298,11 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # merging only if it issues before the first is through L1, a later one joining its warp's waiting write
     # (docs/hardware/store_resident_hw.md; 4.55% -> 4.50% at the mid size, full 4.74% -> 4.61%): 4.60%, 91.6%,
     # 6.77%, 95.82%, 92.5%, 99.4%, 0.0994 (coalescing.particles_aos4 0.88 -> 0.85, which puts it below a case it
-    # ran slower than on the H200: the family's rank order 91% -> 87%)
+    # ran slower than on the H200: the family's rank order 91% -> 87%). A wide store joining its warp's waiting
+    # write and the LSU queue's entries going to the waiting sub-partitions in turn (store_resident_hw.md;
+    # particles_aos8 1.12 -> 0.98; mid 4.50% -> 4.38%): 4.57%, 91.9%, 6.73%, 95.82%, 92.5%, 99.4%, 0.0993
     s = _pinned()
-    _at_least_as_good(s, 4.61, 0.916, 6.77, 0.958, 0.925, 0.994, 0.0995)
+    _at_least_as_good(s, 4.58, 0.919, 6.74, 0.958, 0.925, 0.994, 0.0994)
     # the copy's occupancy curve (issue 12 asks within 10% at every point): 4.88% at worst, 5.23% since the
     # slices write DRAM's fills (its loads wait for them)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.25
@@ -329,10 +331,13 @@ def test_validation_summary_at_the_mid_size_is_pinned():
     91.0%, 5.94%, 98.82%, 94.0%, 99.7%, 0.1266, DRAM bytes 2.64% (the stall distance and the DRAM bytes a little
     worse: what L2 holds at the end moves with the timing). Then a warp's stores merging as they come in time
     (docs/hardware/store_resident_hw.md; particles_aos4 1.21 -> 1.06): 4.50%, 91.6%, 5.92%, 98.89%, 94.0%,
-    99.7%, 0.1265, DRAM bytes 2.64%."""
+    99.7%, 0.1265, DRAM bytes 2.64%. Then a wide store joining its warp's waiting write and the LSU queue's
+    entries going to the waiting sub-partitions in turn (particles_aos8 1.44 -> 0.94): 4.38%, 91.6%, 5.81%,
+    98.92%, 94.0%, 99.7%, 0.1267, DRAM bytes 2.65% (both 0.0002 and 0.006 worse: the stores that now merge or
+    reach L1 in another order move what L2 holds at the end and the drain of a few kernels)."""
     s = _pinned("mid")
-    _at_least_as_good(s, 4.50, 0.916, 5.92, 0.988, 0.940, 0.997, 0.1266, size="mid")
-    assert s["dram_bytes_mape_pct"] <= 2.64
+    _at_least_as_good(s, 4.38, 0.916, 5.81, 0.989, 0.940, 0.997, 0.1268, size="mid")
+    assert s["dram_bytes_mape_pct"] <= 2.65
 
 
 @pytest.mark.slow
@@ -421,8 +426,10 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # the cycles stores take (l2.fill_sector_cycles, docs/hardware/mid_stores_hw.md): 7.70%, 78.6%, 22.87%, 89.7%,
     # 89.0%, 46.8%, 0.154 (the top stall and stall distance a little worse: loads wait longer, stores or not).
     # A warp's stores merging as they come in time (docs/hardware/store_resident_hw.md): 7.72%, 78.6%, 22.87%,
-    # 89.7%, 89.0%, 46.8%, 0.154
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.73, 0.785, 22.88, 0.896, 0.889, 0.467, 0.1541)
+    # 89.7%, 89.0%, 46.8%, 0.154. A wide store joining its warp's waiting write and the LSU queue's entries going
+    # to the waiting sub-partitions in turn: 7.70%, 78.9%, 22.85%, 89.7%, 89.0%, 46.8%, 0.1543 (the stall
+    # distance 0.0002 worse)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.70, 0.789, 22.86, 0.897, 0.889, 0.467, 0.1544)
 
 
 @pytest.mark.slow

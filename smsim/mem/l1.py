@@ -31,9 +31,10 @@ as this warp's (or neither loaded: warps fed from different rows store apart on 
 (:meth:`L1._join`): no credits, no
 port time, no write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); it is done when that write is (the
 H200 merges different warps' stores only so: ``docs/hardware/store_cross_hw.md``). A store of the same warp
-joins its own earlier write so if it is one L1 could merge (``merge_sectors`` in ``merge_lines``) and came to L1
-before that write was through the port (``docs/hardware/store_resident_hw.md``: two field stores with a load's
-wait between, or any two while stores back the port up). A store leaves the
+joins its own earlier write so, within the same window, if it came to L1 (issued) before that write was through
+the port (``docs/hardware/store_resident_hw.md``: two field stores with a load's wait between, or any two while
+stores back the port up; a warp's two 32-sector stores in 8 lines back to back at one warp an SM, and not with
+another sub-partition's between, :attr:`smsim.scheduler.Clock.lead`). A store leaves the
 SM once no more than ``store_credits`` of this SM's L2 write requests (one a line a store touches) are in
 flight to L2 with its own (sent, and L2's acknowledgement of
 taking them not back): it waits for L2 to take earlier ones. Then its write requests go out through the SM's
@@ -172,7 +173,7 @@ class L1:
             narrow = len(sectors) <= spec.merge_sectors and lines <= spec.merge_lines
             cost = spec.write_request_cycles * lines + spec.write_data_cycles * len(sectors)   # on the port
             joins = lines <= spec.cross_merge_window and space == "global"
-            joined = self._join(sectors, ops, tend, warp, rows, t if narrow else None) if joins else None
+            joined = self._join(sectors, ops, tend, warp, rows, t) if joins else None
             if joined is not None:
                 done, cost = joined, 0
             else:
@@ -240,7 +241,7 @@ class L1:
                 del self.open[key]
 
     def _join(self, sectors: np.ndarray, ops: np.ndarray | None, t: float, warp: int,
-              rows: tuple | None = None, arrive: float | None = None) -> float | None:
+              rows: tuple | None = None, arrive: float = -1.0) -> float | None:
         """A store of ``warp``, into at most ``cross_merge_window`` lines, past the tag stage at ``t``, whose
         bytes join the write of an earlier store of another warp into the same ``sectors`` (its lines and those
         of the stores noted after it within ``cross_merge_window``) that still waits to leave the SM at ``t``
@@ -249,13 +250,14 @@ class L1:
         apart, with other warps' between, ``seminar.transpose16_naive``): no credits, no time of the port, no
         write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); the cycle L2 has that write (None: no such
         write). ``warp``'s own earlier write is joined only by a store that came to L1 (issued) at ``arrive``, before
-        that write was through the port (``arrive`` None: a store wider than ``merge_sectors`` in
-        ``merge_lines``, which never joins its own warp's)."""
+        that write was through the port (a wide one too: ``docs/hardware/store_resident_hw.md``, two 32-sector
+        stores in 8 lines merge back to back at one warp an SM; the window keeps them apart where other
+        sub-partitions' stores come between, ``store_merge_hw``'s ``warp_k1_dense``)."""
         entry = self.open.get(sectors.tobytes()) if self.open else None
         if entry is None or entry[6] != rows or entry[4] < self.n_open - self.spec.cross_merge_window:
             return None
-        if entry[5] == warp:              # its own: only a narrow store that came before the write went through
-            if arrive is None or entry[7] <= arrive:
+        if entry[5] == warp:              # its own: only a store that came before the write went through
+            if entry[7] <= arrive:
                 return None
         elif entry[0] <= t:
             return None

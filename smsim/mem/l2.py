@@ -507,8 +507,10 @@ class L2:
         warp's next stores into the same sectors (``l1.merge_sectors`` in ``l1.merge_lines``), as the H200
         merges most of ``particles_aos4``'s two field stores after a wait on their loads, which smsim merges
         where the second comes to L1 before the first's write is through (:meth:`smsim.mem.l1.L1._join`,
-        ``docs/hardware/store_resident_hw.md``), those merged paying for one write. A wider store, which the
-        H200 never merges, pays for its part whatever L2 holds: ``course.prefix_row32``'s stores of one word a
+        ``docs/hardware/store_resident_hw.md``), those merged paying for one write. A wider store (which the
+        H200 merges with its warp's next one only where no other sub-partition's stores come between, as the
+        window of :meth:`smsim.mem.l1.L1._join` does here) pays for its part whatever L2 holds:
+        ``course.prefix_row32``'s stores of one word a
         line into the sectors its loads just brought take what ``warp_k1_spread``'s into sectors L2 did not hold
         take (274.1 and 274.9 us for the same 16.8 M L2 write sectors). The ``slices`` slices do that for all
         ``busy`` SMs alike, so this SM's writes are served at ``slices / busy`` times those cycles, in the free
