@@ -240,8 +240,8 @@ class L1:
             for key in [k for k, e in self.open.items() if e[4] < self.n_open - self.spec.cross_merge_window]:
                 del self.open[key]
 
-    def _join(self, sectors: np.ndarray, ops: np.ndarray | None, t: float, warp: int,
-              rows: tuple | None = None, arrive: float = -1.0) -> float | None:
+    def _join(self, sectors: np.ndarray, ops: np.ndarray | None, t: float, warp: int, rows: tuple | None,
+              arrive: float) -> float | None:
         """A store of ``warp``, into at most ``cross_merge_window`` lines, past the tag stage at ``t``, whose
         bytes join the write of an earlier store of another warp into the same ``sectors`` (its lines and those
         of the stores noted after it within ``cross_merge_window``) that still waits to leave the SM at ``t``
