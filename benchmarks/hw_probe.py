@@ -172,6 +172,15 @@ def top_stalls(m: dict, n: int = 3) -> str:
     return " ".join(f"{k} {v:.1f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1])[:n])
 
 
+def print_stores(label: str, m: dict) -> None:
+    """A store probe's row of ncu metrics ``m`` as it is collected: its time, L1 store sectors, L2 write sectors
+    (their share of the L1 ones: 1.0 where no store merged) and top stalls, after ``label``."""
+    l1 = m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0)
+    l2 = m.get("lts__t_sectors_srcunit_tex_op_write.sum", 0)
+    print(f"{label} {m['gpu__time_duration.sum'] / 1e3:8.1f} us, L1 store sectors {l1:10.0f}, "
+          f"L2 write sectors {l2:10.0f} ({l2 / l1 if l1 else 0:5.3f}), " + top_stalls(m), flush=True)
+
+
 def per_step(rows: list, steps: Sequence[int], fields: Sequence[str] = ("kernel", "threads"),
              key: str = "sm__cycles_elapsed.max") -> dict:
     """``key``'s growth per step (per loop iteration) of each case of a probe that ran every case at the two

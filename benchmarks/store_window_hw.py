@@ -95,10 +95,7 @@ def run(out_path: str, ncu: str) -> None:
         d, layout = case
         blocks, threads = launch_shape(layout)
         rows.append(dict(name=name(*case), chain=d, layout=layout, blocks=blocks, threads=threads, metrics=m))
-        l1 = m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0)
-        l2 = m.get("lts__t_sectors_srcunit_tex_op_write.sum", 0)
-        print(f"{name(*case):12s} {m['gpu__time_duration.sum'] / 1e3:8.1f} us, L1 store sectors {l1:10.0f}, "
-              f"L2 write sectors {l2:10.0f} ({l2 / l1 if l1 else 0:5.3f}), " + hw_probe.top_stalls(m), flush=True)
+        hw_probe.print_stores(f"{name(*case):12s}", m)
     hw_probe.write(out_path, sectors=SECTORS, rows=rows)
 
 
