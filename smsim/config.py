@@ -153,6 +153,11 @@ class L1Spec:
     fence_sys_interval_cycles: float = 0.0
     fence_invalidates: bool = False   # a fence of the GPU's or the system's scope empties L1 (CCTL.IVALL)
 
+    def write_cycles(self, lines: int, sectors: int) -> float:
+        """The cycles a store's write requests into ``sectors`` sectors of ``lines`` lines hold the SM's port to
+        L2: ``write_request_cycles`` a line and ``write_data_cycles`` a sector."""
+        return self.write_request_cycles * lines + self.write_data_cycles * sectors
+
 
 @dataclass(frozen=True)
 class L2Spec:

@@ -870,8 +870,7 @@ class SM:
         SM (:meth:`smsim.mem.l1.L1._join`)."""
         l1 = self.spec.l1
         sb = l1.sector_bytes
-        budget = -(-lines // l1.tag_lookups_per_cycle) + l1.write_request_cycles * lines \
-            + l1.write_data_cycles * len(sectors)
+        budget = -(-lines // l1.tag_lookups_per_cycle) + l1.write_cycles(lines, len(sectors))
         infos, pcs = self.infos, w.pcs
         more = [a]
         j = w.k

@@ -171,7 +171,7 @@ class L1:
             done = tend
         elif kind == "st":
             narrow = len(sectors) <= spec.merge_sectors and lines <= spec.merge_lines
-            cost = spec.write_request_cycles * lines + spec.write_data_cycles * len(sectors)   # on the port
+            cost = spec.write_cycles(lines, len(sectors))             # on the port
             joins = lines <= spec.cross_merge_window and space == "global"
             joined = self._join(sectors, ops, tend, warp, rows, t) if joins else None
             if joined is not None:
