@@ -35,7 +35,7 @@ from .program import Addr, Reg
 class OpInfo:
     """What the timing model needs to know about one instruction, computed once per program."""
     __slots__ = ("op", "srcs", "dsts", "results", "unit", "latency", "cost", "space", "nbytes", "mem", "cache_op",
-                 "barrier", "fence", "branch", "line", "float_add", "one_op", "rf")
+                 "barrier", "fence", "branch", "line", "float_add", "swap", "one_op", "rf")
 
     def __init__(self, op: Op, prog: Any):
         ins = op.ins
@@ -56,6 +56,7 @@ class OpInfo:
         self.nbytes = ptxtypes.size(ins.type) * vector_width(ins) if self.mem else 0
         self.cache_op = cache_op(name, ins.mods)
         self.float_add = name in ("atom", "red") and (ins.type or "")[:1] == "f" and "add" in ins.mods
+        self.swap = name == "atom" and "cas" in ins.mods         # a compare-and-swap
         self.barrier = name in ("bar", "barrier") and not ins.has("warp")
         self.fence = fence_scope(ins.mods) if name == "membar" else ""   # a fence's scope ("": not one)
         self.branch = name == "bra"

@@ -117,10 +117,11 @@ class L2Model(Component, Protocol):
         ...
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
-               whole: np.ndarray | None = None) -> float:
+               whole: np.ndarray | None = None, swap: bool = False) -> float:
         """A global atomic on ``sectors`` at ``t``, ``ops[i]`` operations in turn on sector ``i`` (``red``: a
         reduction, whose result nobody reads; ``floating``: a float add; ``whole[i]``: how many of sector
-        ``i``'s operations name every word of it, None: none): the cycle its results are back."""
+        ``i``'s operations name every word of it, or, for a compare-and-swap (``swap``), more than one word,
+        None: none): the cycle its results are back."""
         ...
 
     def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
@@ -157,7 +158,7 @@ class L1Model(Component, Protocol):
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
                warp: int = -1, rows: tuple | None = None, waves: int = 1, carried: int = 0,
-               part: np.ndarray | None = None) -> float:
+               part: np.ndarray | None = None, swap: bool = False) -> float:
         """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
         ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per

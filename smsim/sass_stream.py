@@ -80,7 +80,7 @@ class SassInfo:
     ``(bank, cycles)`` for those it holds more than its issue cycle."""
     __slots__ = ("op", "ins", "index", "ptx", "srcs", "dsts", "results", "unit", "latency", "cost", "space",
                  "nbytes", "mem", "cache_op", "barrier", "fence", "branch", "line", "stall", "read_sb",
-                 "latency_cycles", "sass", "float_add", "special", "resolve", "one_op", "spec", "shift", "rf",
+                 "latency_cycles", "sass", "float_add", "swap", "special", "resolve", "one_op", "spec", "shift", "rf",
                  "rf_book")
 
     def __init__(self, index: int, sass: Any, line: int | None, ptx: int | None = None):
@@ -95,6 +95,7 @@ class SassInfo:
         self.mem: str | None = None
         self.cache_op: str | None = None
         self.float_add = False                   # an atomic float add (L2 chains them on one word)
+        self.swap = False                        # a compare-and-swap
         self.barrier = self.branch = False
         self.fence = ""                          # a fence's scope: "cta", "gpu", "sys" ("": not a fence)
         self.stall, self.read_sb, self.latency_cycles = 1, None, 0.0
@@ -163,7 +164,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
         if j is not None and s.base in sass_mod.MEMORY_OPS and ptx[j].mem:
             p = ptx[j]
             info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
-            info.float_add = p.float_add
+            info.float_add, info.swap = p.float_add, p.swap
             if s.base in sass_mod.REDUCTION_OPS:  # ptxas made an atomic whose result is unused a reduction
                 info.mem = "red"
             info.one_op = "POPC" in s.opcode.split(".")
@@ -190,7 +191,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
     for pc, p in enumerate(ptx):                # a constant lookup, or a memory execution no SASS took
         info = SassInfo(n + pc, p.op.ins, p.line, pc)
         info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
-        info.float_add = p.float_add
+        info.float_add, info.swap = p.float_add, p.swap
         info.latency, info.fence, info.barrier = p.latency, p.fence, p.barrier
         if replay.lookup[pc]:
             info.cost, info.results = 0, (const_reg,)

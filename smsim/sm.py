@@ -16,7 +16,8 @@ does are in the device's L2 when it asks for them; with ``"device"`` (every pres
 also run, sectors only, through the device's L2 (:meth:`SM._device_until`, :class:`smsim.mem.l2.DeviceL2`),
 and what they left there is too; in a kernel with atomics the device's resident blocks around a timed one run
 as well, and the slices their atomics fall on take the other SMs' share of L2's atomic work
-(:meth:`SM._atomics_around`).
+(:meth:`SM._atomics_around`), and the blocks that retire before a timed one starts run before it does, so
+that what its atomics return is what the device's blocks of its wave see (:meth:`SM._retired_before`).
 
 Life of an instruction (:meth:`SM.issue`, called by a sub-partition's scheduler at cycle ``t``): the
 warp's waiting cycles are attributed (:meth:`smsim.warp.Warp.account`); then its timing effect: a
@@ -176,6 +177,7 @@ class SM:
         #: :class:`smsim.mem.l2.DeviceL2`); the blocks before a timed one run first (:meth:`_device_until`)
         self.device: Any = None
         self.frontier = 0                 # the next block the device's L2 has not seen
+        self.retired = 0                  # with atomics: blocks before it run before the timed ones after it
         self.busy = 1                     # with ``device``: the SMs the launch keeps busy
         self.starts: deque = deque(maxlen=blocks_per_sm + 1)     # when this SM's latest blocks started
         #: with ``device``: block run ahead as a neighbour -> the arguments of its DeviceL2.touch
@@ -273,9 +275,10 @@ class SM:
         trace = self.traces.pop(b, None)
         if trace is None:
             limit = max(1, TRACE_LANES // (WARP_LANES * self.warps_per_block))
-            # with it, the next pending blocks not run yet: a block runs once (a second run would see, and
-            # write, memory its first run changed)
-            ahead = islice((p for p in self.pending if p not in self.traces), limit - 1)
+            until = self._retired_before(b)
+            # with it, the next pending blocks not run yet (that run with it on the device, in a kernel with
+            # atomics): a block runs once (a second run would see, and write, memory its first run changed)
+            ahead = islice((p for p in self.pending if p not in self.traces and p < until), limit - 1)
             traces = trace_blocks(self.launch, [b] + list(ahead))
             trace = traces[0]
             for tr in traces[1:]:
@@ -285,6 +288,37 @@ class SM:
         if self.device is not None:
             self._device_until(b, trace)
         return trace
+
+    def _retired_before(self, b: int) -> int:
+        """In a kernel with atomics, with ``device``: what a block's atomics return (a compare-and-swap loop's
+        retries, a ticket) depends on what the blocks before it did, so before the timed block ``b`` runs, the
+        blocks that retire on the device before it starts (those more than ``DeviceL2.concurrent`` before it,
+        not run yet) run on the interpreter, in block order (their sectors wait for the device's L2, as the
+        grid neighbours' do), and the pending timed blocks run with ``b`` are only those that run with it on
+        the device (fewer than ``concurrent`` after it): ``homework.atomic_max_f32``'s later waves find the
+        64 bins near their maxima, as on the H200 (180 K atomic sectors at its mid size, 4 waves; 571 K when
+        every timed block ran with the first). The bound for those (the grid's end otherwise)."""
+        if self.device is None or not self.has_atomics:
+            return self.launch.nblocks
+        span = self.device.concurrent
+        self._run_for_device(range(max(self.frontier, self.retired), b - span))
+        self.retired = max(self.retired, b - span)
+        return b + span
+
+    def _run_for_device(self, blocks: range) -> None:
+        """Run those of ``blocks`` not run yet (none timed, nor a timed block's grid neighbour, which
+        :meth:`neighbours` runs) on the interpreter now, in batches, their sectors waiting for the device's L2
+        to take them in block order (:attr:`neighbour_sectors`)."""
+        if self.near_timed is None:
+            gx = self.launch.grid3[0]
+            self.near_timed = {t + dy * gx + dx for t in self.timed for dy in (-1, 0, 1) for dx in (-1, 0, 1)}
+        near = self.near_timed
+        ahead = [k for k in blocks if k not in self.timed and k not in self.ran_ahead
+                 and k not in self.neighbour_sectors and k not in self.traces and k not in near]
+        per_batch = max(1, BATCH_LANES // (WARP_LANES * self.warps_per_block))
+        for i in range(0, len(ahead), per_batch):
+            for k, sectors, firsts in self._run_ahead(ahead[i:i + per_batch]):
+                self.neighbour_sectors[k] = (sectors, False, firsts)
 
     def _device_until(self, b: int, trace: Any) -> None:
         """``l2.sharing = "device"``: the blocks between the last one the device's L2 saw and ``b`` (none of
@@ -364,15 +398,7 @@ class SM:
         kept = self.atomic_blocks
         for k in [k for k in kept if k < lo]:
             del kept[k]
-        if self.near_timed is None:         # the grid neighbours of timed blocks: :meth:`neighbours` runs them
-            gx = self.launch.grid3[0]
-            self.near_timed = {t + dy * gx + dx for t in self.timed for dy in (-1, 0, 1) for dx in (-1, 0, 1)}
-        ahead = [k for k in range(n, hi) if k not in self.timed and k not in self.ran_ahead
-                 and k not in self.neighbour_sectors and k not in self.traces and k not in self.near_timed]
-        per_batch = max(1, BATCH_LANES // (WARP_LANES * self.warps_per_block))
-        for i in range(0, len(ahead), per_batch):
-            for k, sectors, firsts in self._run_ahead(ahead[i:i + per_batch]):
-                self.neighbour_sectors[k] = (sectors, False, firsts)
+        self._run_for_device(range(n, hi))
         parts = [v for k, v in kept.items() if lo <= k < hi and k != b]
         if not parts:
             self.share_atomics(np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -816,7 +842,8 @@ class SM:
             a = self._merge_ahead(w, info, sectors, nlines, a)
         ops = (coalesce.atomic_ops(a, l1.sector_bytes) if kind in ("atom", "red") else
                coalesce.bytes_written(a, info.nbytes, l1.sector_bytes) if kind == "st" else None)
-        whole = coalesce.whole_rounds(a, info.nbytes, l1.sector_bytes) if kind in ("atom", "red") else None
+        whole = None if kind not in ("atom", "red") else coalesce.multi_rounds(a, l1.sector_bytes) if info.swap \
+            else coalesce.whole_rounds(a, info.nbytes, l1.sector_bytes)
         read = 0
         if self.dram is not None:
             read = self.dram.bytes_read
@@ -831,7 +858,8 @@ class SM:
         part = coalesce.part_sectors(a, info.nbytes, l1.sector_bytes) \
             if kind == "st" and info.nbytes < 4 and self.spec.l2.subword_chain_cycles else None
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, info.float_add, whole,
-                                  merged, w.block.index << 6 | w.index, rows, waves, carried, part), shared_ready)
+                                  merged, w.block.index << 6 | w.index, rows, waves, carried, part, info.swap),
+                   shared_ready)
         if kind in ("ld", "atom") and l1.in_order_fills and self.l1.from_l2:   # after the warp's earlier ones
             if done < w.fill_order:
                 done = w.fill_order

@@ -654,7 +654,7 @@ class FakeL2:
 
     atomic_taken = 0.0
 
-    def atomic(self, sectors, t, ops, red=False, floating=False, whole=None):
+    def atomic(self, sectors, t, ops, red=False, floating=False, whole=None, swap=False):
         self.calls.append(("atomic", list(sectors), t))
         return t + 50.0 + int(ops.sum())
 
@@ -1899,6 +1899,25 @@ def test_atomic_ops_per_sector_are_the_most_lanes_on_one_address():
     assert atomic_ops(spread, 32).tolist() == [1, 1, 1, 1]
     mixed = np.array([0, 0, 0, 4, 4, 32, 36, 36, 36, 36, 100], np.uint64)
     assert atomic_ops(mixed, 32).tolist() == [3, 4, 1]      # per sector, ascending, as coalesce.sectors
+
+
+def test_multi_rounds_are_a_swaps_operations_that_name_more_than_one_word_of_the_sector():
+    """A compare-and-swap's rounds that name several words of a sector cost l2.cas_round_cycles
+    (docs/hardware/cas_hw.md): per sector, the second most lanes on one word."""
+    from smsim.fast.coalesce import atomic_ops, multi_rounds
+    assert multi_rounds(np.zeros(32, np.uint64), 32).tolist() == [0]                # one word: none
+    assert multi_rounds(np.arange(32, dtype=np.uint64) * 4, 32).tolist() == [1, 1, 1, 1]
+    assert multi_rounds(np.arange(32, dtype=np.uint64) // 4 * 4, 32).tolist() == [4]     # 8 words, 4 lanes each
+    assert multi_rounds(np.arange(32, dtype=np.uint64) % 4 * 4, 32).tolist() == [8]      # 4 words, 8 lanes each
+    mixed = np.array([0, 0, 0, 4, 40, 40, 44, 100], np.uint64)
+    assert atomic_ops(mixed, 32).tolist() == [3, 2, 1] and multi_rounds(mixed, 32).tolist() == [1, 1, 0]
+    assert multi_rounds(np.array([], np.uint64), 32).tolist() == []
+    rng = np.random.default_rng(5)                      # against counting the lanes on each word
+    for span in (8, 64, 1024):
+        a = rng.integers(0, span, 32).astype(np.uint64) * 4
+        words, lanes = np.unique(a, return_counts=True)
+        want = [int(np.sort(lanes[words // 32 == s])[::-1][1:2].sum()) for s in np.unique(words // 32)]
+        assert multi_rounds(a, 32).tolist() == want
 
 
 def test_whole_rounds_are_the_operations_that_name_every_word_of_the_sector():

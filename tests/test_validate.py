@@ -300,9 +300,13 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # 6.77%, 95.82%, 92.5%, 99.4%, 0.0994 (coalescing.particles_aos4 0.88 -> 0.85, which puts it below a case it
     # ran slower than on the H200: the family's rank order 91% -> 87%). A wide store joining its warp's waiting
     # write and the LSU queue's entries going to the waiting sub-partitions in turn (store_resident_hw.md;
-    # particles_aos8 1.12 -> 0.98; mid 4.50% -> 4.38%): 4.57%, 91.9%, 6.73%, 95.82%, 92.5%, 99.4%, 0.0993
+    # particles_aos8 1.12 -> 0.98; mid 4.50% -> 4.38%): 4.57%, 91.9%, 6.73%, 95.82%, 92.5%, 99.4%, 0.0993. A
+    # compare-and-swap on several words of a sector taking l2.cas_round_cycles and, in a kernel with atomics, the
+    # blocks that retire before a timed one starts running before it (docs/hardware/cas_hw.md; only
+    # homework.atomic_max_f32 moves, 0.918 -> 1.218 here, where its one timed block, the first, retries more than
+    # the H200's mean block; mid 1.468 -> 0.984, 4.38% -> 4.24%): 4.61%, 91.6%, 6.72%, 95.82%, 92.5%, 99.4%, 0.0993
     s = _pinned()
-    _at_least_as_good(s, 4.58, 0.919, 6.74, 0.958, 0.925, 0.994, 0.0994)
+    _at_least_as_good(s, 4.62, 0.916, 6.73, 0.958, 0.925, 0.994, 0.0994)
     # the copy's occupancy curve (issue 12 asks within 10% at every point): 4.88% at worst, 5.23% since the
     # slices write DRAM's fills (its loads wait for them)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.25
@@ -334,9 +338,13 @@ def test_validation_summary_at_the_mid_size_is_pinned():
     99.7%, 0.1265, DRAM bytes 2.64%. Then a wide store joining its warp's waiting write and the LSU queue's
     entries going to the waiting sub-partitions in turn (particles_aos8 1.44 -> 0.94): 4.38%, 91.6%, 5.81%,
     98.92%, 94.0%, 99.7%, 0.1267, DRAM bytes 2.65% (both 0.0002 and 0.006 worse: the stores that now merge or
-    reach L1 in another order move what L2 holds at the end and the drain of a few kernels)."""
+    reach L1 in another order move what L2 holds at the end and the drain of a few kernels). Then a swap on
+    several words of a sector taking l2.cas_round_cycles and the blocks that retire before a timed one starts
+    running before it in a kernel with atomics (docs/hardware/cas_hw.md; homework.atomic_max_f32 1.468 ->
+    0.984, 571 K -> 276 K atomic sectors, the H200 180 K): 4.24%, 91.9%, 5.69%, 98.92%, 94.0%, 99.7%, 0.1267,
+    DRAM bytes 2.65%."""
     s = _pinned("mid")
-    _at_least_as_good(s, 4.38, 0.916, 5.81, 0.989, 0.940, 0.997, 0.1268, size="mid")
+    _at_least_as_good(s, 4.25, 0.919, 5.70, 0.989, 0.940, 0.997, 0.1268, size="mid")
     assert s["dram_bytes_mape_pct"] <= 2.65
 
 

@@ -170,6 +170,40 @@ def whole_rounds(addr: np.ndarray, nbytes: int, sector_bytes: int) -> np.ndarray
     return _whole_rounds(np.asarray(addr), nbytes, sector_bytes)
 
 
+@njit(cache=True)
+def _multi_rounds(addr, sector_bytes):
+    a = np.sort(addr.astype(np.int64))
+    out = np.zeros(a.size, np.int64)
+    n = -1
+    prev_sector = -1
+    run = most = second = 0          # lanes on the current word; the most and second most on a word
+    for i in range(a.size + 1):
+        s = a[i] // sector_bytes if i < a.size else -2
+        if i > 0 and (s != prev_sector or a[i] != a[i - 1]):      # a word's run ended
+            if run > most:
+                most, second = run, most
+            elif run > second:
+                second = run
+            run = 0
+        if s != prev_sector:
+            if n >= 0:
+                out[n] = second
+            n += 1
+            prev_sector = s
+            most = second = 0
+        run += 1
+    return out[:n]
+
+
+def multi_rounds(addr: np.ndarray, sector_bytes: int) -> np.ndarray:
+    """For a warp's atomic: per touched sector, in the order of :func:`atomic_ops`, how many of its operations
+    (rounds: each takes one lane of every word still named) name more than one word (the second most lanes on
+    a word of the sector): 32 lanes on one word none, four lanes on four words one, 32 lanes on a sector's 8
+    words 4, 32 hashed over 64 words (two lines) mostly one or two a sector. A compare-and-swap's such round
+    takes the H200's atomic unit longer than an add's (``docs/hardware/cas_hw.md``)."""
+    return _multi_rounds(np.asarray(addr), sector_bytes)
+
+
 def bytes_written(addr: np.ndarray, nbytes: int, sector_bytes: int) -> np.ndarray:
     """For a warp's store of ``nbytes`` per lane (aligned, so one sector each): per touched sector, in the order
     of :func:`sectors`, the distinct bytes it writes there (``sector_bytes`` for a full sector)."""

@@ -605,10 +605,11 @@ class L2:
                 self.dram.read(np.array([line * spl + k for k in got], np.int64), t)
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
-               whole: np.ndarray | None = None) -> float:
+               whole: np.ndarray | None = None, swap: bool = False) -> float:
         """A global atomic on ``sectors`` (``ops``: the operations each needs in turn; ``red``: a reduction;
         ``floating``: a float add; ``whole``: how many of each
-        sector's operations name every word of it, None: none) arriving at ``t``, performed by the slices'
+        sector's operations name every word of it, or, for a compare-and-swap (``swap``), more than one word,
+        each ``cas_round_cycles``; None: none) arriving at ``t``, performed by the slices'
         atomic units: the cycle its results are back."""
         ready = self._get(sectors, t, False)
         n_ops = int(ops.sum())
@@ -620,6 +621,8 @@ class L2:
         per_chunk = spec.slice_bytes // spec.sector_bytes
         op = spec.atomic_op_cycles
         rnd = spec.atomic_round_cycles or op            # an operation on every word of a sector
+        if swap:                                        # a swap's on several words
+            rnd = spec.cas_round_cycles or rnd
         wholes = whole.tolist() if whole is not None else [0] * len(sectors)
         chunks = sectors // per_chunk
         units = self._slices(sectors)
