@@ -62,7 +62,9 @@ needs, per sector, as many operations as the most lanes naming one address in it
 (:func:`smsim.fast.coalesce.atomic_ops`: lanes on different words are served together, lanes on one word in
 turn); each takes ``atomic_op_cycles`` of its slice's unit, or ``atomic_round_cycles`` where it names every
 word of the sector (:func:`smsim.fast.coalesce.whole_rounds`: 32 lanes on a line's 32 words, a merge of
-histogram bins), after the sector's data is there and the unit has done its backlog. The units serve the
+histogram bins), or, for a compare-and-swap, ``cas_round_cycles`` where it names more than one word
+(:func:`smsim.fast.coalesce.multi_rounds`; ``docs/hardware/cas_hw.md``: a swap's two operands a word), after the
+sector's data is there and the unit has done its backlog. The units serve the
 ``busy`` SMs of the launch, which all send them work alike (as every shared resource in this share model):
 after this SM's own operations, the other SMs' as many join the backlogs, spread over the slices as the
 blocks that run with this SM's spread theirs: with ``l2.sharing = "device"`` the device's resident blocks
