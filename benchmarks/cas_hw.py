@@ -16,7 +16,6 @@ swap as an add (``l2.atomic_op_cycles`` a sector, lanes on one word in turn). Th
 """
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 
@@ -63,16 +62,19 @@ def run(out_path: str, ncu: str) -> None:
     hw_probe.write(out_path, rows=rows)
 
 
-def simulate(path: str) -> None:
-    """smsim's time (h200, ``blocks="share"``) of every case ``path`` (this probe's JSON) recorded, beside it."""
+def simulated(rows: list) -> list:
+    """smsim's rows (h200, ``blocks="share"``, the default front end and stream) for a recorded ``rows``, each
+    as it was with smsim's metrics."""
     import numpy as np
     import smsim
-    for row in json.loads(pathlib.Path(path).read_text())["rows"]:
-        res = smsim.launch(KERNELS[row["kernel"]], row["grid"], row["block"],
-                           (np.zeros(4096, np.int32), *row["args"]), config="h200", complete=False)
-        hw, ns = row["metrics"]["gpu__time_duration.sum"], res.metrics["gpu__time_duration.sum"]
-        print(f"{row['kernel']:10s} {str(tuple(row['args'])):12s}: H200 {hw / 1e3:9.2f} us, "
-              f"smsim {ns / 1e3:9.2f} us ({ns / hw:4.2f})", flush=True)
+    return [{**row, "metrics": smsim.launch(KERNELS[row["kernel"]], row["grid"], row["block"],
+                                            (np.zeros(4096, np.int32), *row["args"]), config="h200",
+                                            complete=False).metrics} for row in rows]
+
+
+def simulate(path: str) -> None:
+    """smsim's time of every case ``path`` (this probe's JSON) recorded, beside it."""
+    hw_probe.print_durations(path, simulated, 24, lambda r: f"{r['kernel']} {tuple(r['args'])}")
 
 
 def main(argv=None) -> int:

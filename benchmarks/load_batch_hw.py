@@ -18,7 +18,6 @@ control); each launch once under ``ncu --clock-control none``.
 """
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 
@@ -62,19 +61,19 @@ def run(out_path: str, ncu: str) -> None:
     hw_probe.write(out_path, rows=rows)
 
 
+def _launch(row: dict) -> tuple:
+    """A recorded row's kernel, grid, block and arguments (its arrays as ``once`` makes them, as large as it reads)."""
+    import numpy as np
+    it = row["args"][0]
+    words = row["grid"] * 8 * 32 * it * int(row["kernel"][5:])
+    return (KERNELS[row["kernel"]], row["grid"], row["block"],
+            (np.ones(words, np.float32), np.zeros(row["grid"] * 8, np.float32), it))
+
+
 def simulate(path: str) -> None:
     """smsim's time (h200, ``blocks="share"``) of every case ``path`` (this probe's JSON) recorded, beside it."""
-    import numpy as np
-    import smsim
-    for row in json.loads(pathlib.Path(path).read_text())["rows"]:
-        it = row["args"][0]
-        words = row["grid"] * 8 * 32 * it * int(row["kernel"][5:])
-        res = smsim.launch(KERNELS[row["kernel"]], row["grid"], row["block"],
-                           (np.ones(words, np.float32), np.zeros(row["grid"] * 8, np.float32), it),
-                           config="h200", complete=False)
-        hw, ns = row["metrics"]["gpu__time_duration.sum"], res.metrics["gpu__time_duration.sum"]
-        print(f"{row['kernel']:7s} blocks {row['grid']:4d} iters {it:3d}: H200 {hw / 1e3:8.2f} us, "
-              f"smsim {ns / 1e3:8.2f} us ({ns / hw:4.2f})", flush=True)
+    hw_probe.print_durations(path, lambda rows: hw_probe.simulated(rows, _launch, complete=False), 24,
+                             lambda r: f"{r['kernel']} blocks {r['grid']} iters {r['args'][0]}")
 
 
 def main(argv=None) -> int:
