@@ -115,8 +115,9 @@ class Case:
 
     def n(self, size: str | int) -> int:
         """The problem size ``size`` names: one of :attr:`sizes`, ``"mid"`` (:func:`mid_size` of the test and
-        full sizes, unless :attr:`sizes` names it), or an int."""
-        if not isinstance(size, str):
+        full sizes, unless :attr:`sizes` names it), or an int (or its digits: the sizes of hardware data measured
+        at numbers, ``docs/hardware/size_sweep_hw.json``)."""
+        if not isinstance(size, str) or size.isdigit():
             return int(size)
         if size == "mid" and "mid" not in self.sizes and "test" in self.sizes and "full" in self.sizes:
             return mid_size(self.sizes["test"], self.sizes["full"])

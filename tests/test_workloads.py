@@ -203,3 +203,7 @@ def test_the_mid_size_lies_between_a_cases_test_and_full_sizes():
     assert case.sizes["test"] < n < case.sizes["full"] and case.setup("mid").args[3] == n
     with pytest.raises(CaseError, match="no size 'huge'.*test, full, mid"):
         case.n("huge")
+    # a size given as its digits (the sizes of docs/hardware/size_sweep_hw.json, read by smsim validate --data)
+    assert case.n("65536") == case.n(65536) == 65536 and case.setup("65536").args[3] == 65536
+    with pytest.raises(CaseError, match="no size '-5'"):
+        case.n("-5")
