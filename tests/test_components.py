@@ -937,13 +937,17 @@ def test_l1_another_warps_store_joins_a_write_still_waiting_to_leave_the_sm():
         assert small.joined == joined
     # two warps whose latest loads read other DRAM rows store apart in time on an H200 (seminar.transpose16_naive
     # merges 7% of its store sectors there, exercises.matadd_colmajor, whose partners load the same sectors, 45%):
-    # no join; the same rows (or no loads): a join
-    for theirs, joined in (((3, 3), 0), ((2, 2), 4), ((2, 3), 0)):
-        apart, _ = _l1(write_request_cycles=2.0, cross_merge_window=16)
+    # no join; the same rows (or no loads): a join. A store L1 merges with its warp's next (here 4 sectors in
+    # 4 lines, within l1.merge_sectors and l1.merge_lines) joins whatever rows the warps loaded
+    # (size_sweep_hw.md: tutorial.transpose_8x32's two warps' halves of 8 sectors in 8 lines, 0.73-0.79 at L2)
+    for merge, theirs, joined in (((0, 0), (3, 3), 0), ((0, 0), (2, 2), 4), ((0, 0), (2, 3), 0),
+                                  ((16, 8), (3, 3), 4), ((16, 8), (2, 3), 4), ((16, 3), (3, 3), 0),
+                                  ((3, 8), (3, 3), 0)):
+        apart, _ = _l1(write_request_cycles=2.0, cross_merge_window=16, merge_sectors=merge[0], merge_lines=merge[1])
         apart.access("st", "global", _sectors(*range(0, 32, 4)), 8, False, np.full(8, 4), 0.0, warp=9)
         apart.access("st", "global", mine, 4, False, half, 0.0, warp=1, rows=(2, 2))
         apart.access("st", "global", mine, 4, False, half, 0.0, warp=2, rows=theirs)
-        assert apart.joined == joined
+        assert apart.joined == joined, (merge, theirs)
     off, l2off = _l1(write_request_cycles=2.0)          # tiny: none
     for w in (1, 2):
         off.access("st", "global", mine, 4, False, half, 0.0, warp=w)

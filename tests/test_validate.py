@@ -304,7 +304,9 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # compare-and-swap on several words of a sector taking l2.cas_round_cycles and, in a kernel with atomics, the
     # blocks that retire before a timed one starts running before it (docs/hardware/cas_hw.md; only
     # homework.atomic_max_f32 moves, 0.918 -> 1.218 here, where its one timed block, the first, retries more than
-    # the H200's mean block; mid 1.468 -> 0.984, 4.38% -> 4.24%): 4.61%, 91.6%, 6.72%, 95.82%, 92.5%, 99.4%, 0.0993
+    # the H200's mean block; mid 1.468 -> 0.984, 4.38% -> 4.24%): 4.61%, 91.6%, 6.72%, 95.82%, 92.5%, 99.4%, 0.0993.
+    # A narrow store joining another warp's waiting write whatever the two loaded (docs/hardware/size_sweep_hw.md;
+    # tutorial.transpose_8x32 0.934 -> 0.917 here, mid 1.188 -> 1.043): 4.62%, the rest as before
     s = _pinned()
     _at_least_as_good(s, 4.62, 0.916, 6.73, 0.958, 0.925, 0.994, 0.0994)
     # the copy's occupancy curve (issue 12 asks within 10% at every point): 4.88% at worst, 5.23% since the
@@ -342,9 +344,11 @@ def test_validation_summary_at_the_mid_size_is_pinned():
     several words of a sector taking l2.cas_round_cycles and the blocks that retire before a timed one starts
     running before it in a kernel with atomics (docs/hardware/cas_hw.md; homework.atomic_max_f32 1.468 ->
     0.984, 571 K -> 276 K atomic sectors, the H200 180 K): 4.24%, 91.9%, 5.69%, 98.92%, 94.0%, 99.7%, 0.1267,
-    DRAM bytes 2.65%."""
+    DRAM bytes 2.65%. Then a store narrow enough for L1 to merge with its warp's next joining another warp's
+    waiting write whatever the two loaded (docs/hardware/size_sweep_hw.md; tutorial.transpose_8x32 1.188 ->
+    1.043, nothing else moves): 4.20%, 92.2%, 5.66%, 99.01%, 94.0%, 99.7%, 0.1266, DRAM bytes 2.65%."""
     s = _pinned("mid")
-    _at_least_as_good(s, 4.25, 0.919, 5.70, 0.989, 0.940, 0.997, 0.1268, size="mid")
+    _at_least_as_good(s, 4.20, 0.922, 5.66, 0.990, 0.940, 0.997, 0.1267, size="mid")
     assert s["dram_bytes_mape_pct"] <= 2.65
 
 

@@ -27,7 +27,8 @@ merged into an earlier one of its warp (``merged``: its bytes went to L2 with th
 :meth:`smsim.sm.SM._merge_ahead`) takes the tag stage and nothing more. Past the tag stage a store whose
 sectors are those of another warp's store among the latest ``cross_merge_window`` lines' worth, whose write
 still waits to leave the SM (for credits or the port), and whose warp's latest load read the same DRAM rows
-as this warp's (or neither loaded: warps fed from different rows store apart on an H200), joins that write
+as this warp's (or neither loaded: warps fed from different rows store apart on an H200; a store L1 could merge
+with its warp's next, ``merge_sectors`` in ``merge_lines``, whatever they loaded), joins that write
 (:meth:`L1._join`): no credits, no
 port time, no write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); it is done when that write is (the
 H200 merges different warps' stores only so: ``docs/hardware/store_cross_hw.md``). A store of the same warp
@@ -174,7 +175,7 @@ class L1:
             narrow = len(sectors) <= spec.merge_sectors and lines <= spec.merge_lines
             cost = spec.write_cycles(lines, len(sectors))             # on the port
             joins = lines <= spec.cross_merge_window and space == "global"
-            joined = self._join(sectors, ops, tend, warp, rows, t) if joins else None
+            joined = self._join(sectors, ops, tend, warp, rows, t, narrow) if joins else None
             if joined is not None:
                 done, cost = joined, 0
             else:
@@ -242,20 +243,26 @@ class L1:
                 del self.open[key]
 
     def _join(self, sectors: np.ndarray, ops: np.ndarray | None, t: float, warp: int, rows: tuple | None,
-              arrive: float) -> float | None:
+              arrive: float, narrow: bool = False) -> float | None:
         """A store of ``warp``, into at most ``cross_merge_window`` lines, past the tag stage at ``t``, whose
         bytes join the write of an earlier store of another warp into the same ``sectors`` (its lines and those
         of the stores noted after it within ``cross_merge_window``) that still waits to leave the SM at ``t``
         (for credits or the port), and whose warp's latest load read the same DRAM ``rows`` as ``warp``'s
         (warps whose data came from different rows got it at different times: on an H200 their stores come
-        apart, with other warps' between, ``seminar.transpose16_naive``): no credits, no time of the port, no
-        write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); the cycle L2 has that write (None: no such
-        write). ``warp``'s own earlier write is joined only by a store that came to L1 (issued) at ``arrive``, before
-        that write was through the port (a wide one too: ``docs/hardware/store_resident_hw.md``, two 32-sector
-        stores in 8 lines merge back to back at one warp an SM; the window keeps them apart where other
-        sub-partitions' stores come between, ``store_merge_hw``'s ``warp_k1_dense``)."""
+        apart, with other warps' between, ``seminar.transpose16_naive``'s stores of 16 lines), unless the
+        store is ``narrow`` (at most ``merge_sectors`` sectors in ``merge_lines`` lines, what L1 merges of a
+        warp's own stores): those join whatever their warps loaded (``tutorial.transpose_8x32``, two warps'
+        16 bytes into each of 8 lines, reaches L2 as 0.73-0.79 of its L1 store sectors on an H200 from 256 K to
+        4 M elements, ``docs/hardware/size_sweep_hw.md``; here 1.0 without such joins, 0.83-0.89 with them): no
+        credits, no time of the port, no write of its own at L2 (:meth:`smsim.mem.l2.L2.merged`); the cycle L2
+        has that write (None: no such write). ``warp``'s own earlier write is joined only by a store that came to L1
+        (issued) at ``arrive``, before that write was through the port (a wide one too:
+        ``docs/hardware/store_resident_hw.md``, two 32-sector stores in 8 lines merge back to back at one warp an
+        SM; the window keeps them apart where other sub-partitions' stores come between, ``store_merge_hw``'s
+        ``warp_k1_dense``)."""
         entry = self.open.get(sectors.tobytes()) if self.open else None
-        if entry is None or entry[6] != rows or entry[4] < self.n_open - self.spec.cross_merge_window:
+        if entry is None or (entry[6] != rows and not narrow) \
+                or entry[4] < self.n_open - self.spec.cross_merge_window:
             return None
         if entry[5] == warp:              # its own: only a store that came before the write went through
             if entry[7] <= arrive:
