@@ -440,8 +440,10 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # A warp's stores merging as they come in time (docs/hardware/store_resident_hw.md): 7.72%, 78.6%, 22.87%,
     # 89.7%, 89.0%, 46.8%, 0.154. A wide store joining its warp's waiting write and the LSU queue's entries going
     # to the waiting sub-partitions in turn: 7.70%, 78.9%, 22.85%, 89.7%, 89.0%, 46.8%, 0.1543 (the stall
-    # distance 0.0002 worse)
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.70, 0.788, 22.86, 0.897, 0.889, 0.467, 0.1544)
+    # distance 0.0002 worse). A narrow store joining another warp's waiting write whatever the two loaded
+    # (docs/hardware/size_sweep_hw.md): 7.70%, 78.6%, 22.86%, 89.7%, 89.0%, 46.8%, 0.1543 (tutorial.transpose_8x32,
+    # already fast with this compiler, falls to 0.89 of the H200's time: one case fewer within 10%)
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.71, 0.785, 22.86, 0.897, 0.889, 0.467, 0.1544)
 
 
 @pytest.mark.slow
@@ -510,8 +512,10 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # 86.1%, 88.7%, 30.3%, 0.211 on 327. The slices writing DRAM's fills in the cycles stores take: 15.57%, 68.5%,
     # 24.21%, 86.2%, 88.7%, 30.3%, 0.2125 (the variant ratios 0.06 points worse on this fallback stream, 0.01
     # better on the SASS one of this compiler). A warp's stores merging as they come in time: 15.57%, 68.5%,
-    # 24.23%, 86.2%, 88.7%, 30.3%, 0.2124 (the variant ratios 0.02 points worse)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.58, 0.684, 24.23, 0.862, 0.886, 0.302, 0.2126)
+    # 24.23%, 86.2%, 88.7%, 30.3%, 0.2124 (the variant ratios 0.02 points worse). A narrow store joining another
+    # warp's waiting write whatever the two loaded: 15.57%, 68.2%, 24.23%, 86.2%, 88.7%, 30.3%, 0.2124
+    # (tutorial.transpose_8x32 0.89: one case fewer within 10%)
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.58, 0.681, 24.24, 0.862, 0.886, 0.302, 0.2126)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
