@@ -157,13 +157,14 @@ def simulated(rows: list, **kw) -> list:
     return hw_probe.simulated(rows, launch, complete=False, **kw)
 
 
-def simulate(path: str) -> None:
-    """smsim's time beside the H200's, and the slices' cycles a written sector of both."""
+def simulate(path: str, width: int = 18) -> None:
+    """smsim's time beside the H200's, and the slices' cycles a written sector of both (names ``width`` wide:
+    ``store_size_hw`` prints its rows so too)."""
     rows = json.loads(pathlib.Path(path).read_text())["rows"]
     sim = simulated(rows)
     beside(rows, sim)
     for hw, s in zip(rows, sim):
-        print(f"{hw['name']:18s} slice cycles a write sector H200 {slice_cycles(hw['metrics']):5.2f} "
+        print(f"{hw['name']:{width}s} slice cycles a write sector H200 {slice_cycles(hw['metrics']):5.2f} "
               f"smsim {slice_cycles(s['metrics']):5.2f}")
 
 

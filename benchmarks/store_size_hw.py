@@ -24,14 +24,13 @@ quarter written (``f32_l2_g1``) and whole sectors (``f64_l4_g1``, a warp's 32 by
 """
 from __future__ import annotations
 
-import json
+import functools
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import hw_probe  # noqa: E402  (beside this file)
 import store_read_hw as sr  # noqa: E402
-from store_merge_hw import beside  # noqa: E402
 
 SHAPES = [("f32", 1, 8), ("f64", 2, 2), ("f32", 4, 2), ("f32", 2, 4), ("f32", 2, 1), ("f64", 4, 1)]
 LINES = [1 << 14, 1 << 15, 1 << 16, 1 << 17, 1 << 18, 1 << 20]      # 2, 4, 8, 16, 32 and 128 MB of lines
@@ -66,18 +65,8 @@ def run(out_path: str, ncu: str) -> None:
     hw_probe.write(out_path, threads=sr.THREADS, rows=rows)
 
 
-def simulate(path: str) -> None:
-    """smsim's time beside the H200's, and the slices' cycles a written sector of both."""
-    rows = json.loads(pathlib.Path(path).read_text())["rows"]
-    sim = sr.simulated(rows)
-    beside(rows, sim)
-    for hw, s in zip(rows, sim):
-        print(f"{hw['name']:22s} slice cycles a write sector H200 {sr.slice_cycles(hw['metrics']):5.2f} "
-              f"smsim {sr.slice_cycles(s['metrics']):5.2f}")
-
-
 def main(argv=None) -> int:
-    return hw_probe.ncu_main(__doc__, run, once, argv, simulate)
+    return hw_probe.ncu_main(__doc__, run, once, argv, functools.partial(sr.simulate, width=22))
 
 
 if __name__ == "__main__":
