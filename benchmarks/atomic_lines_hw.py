@@ -44,23 +44,13 @@ def cases() -> list:
 
 def once() -> None:
     """Each case launched once (what ``ncu`` profiles)."""
-    cuda, np = hw_probe.numba_cuda()
-    from workloads.numba_bridge import to_numba
-    kernels = {k: to_numba(f) for k, f in KERNELS.items()}
-    out = cuda.to_device(np.zeros(4096, np.int32))
-    for name, grid, block, args in cases():
-        kernels[name][grid, block](out, *args)
-        cuda.synchronize()
+    hw_probe.launch_cases(KERNELS, cases(), lambda cuda, np: (cuda.to_device(np.zeros(4096, np.int32)),))
 
 
 def run(out_path: str, ncu: str) -> None:
-    rows = []
-    script = str(pathlib.Path(__file__).resolve())
-    for (name, grid, block, args), m in zip(cases(), hw_probe.ncu_profile(ncu, script, METRICS, len(cases()))):
-        rows.append(dict(kernel=name, grid=grid, block=block, args=list(args), metrics=m))
-        print(f"{name:14s} {str(args):10s} grid {grid:6d}: {m['gpu__time_duration.sum'] / 1e3:9.2f} us, "
-              + hw_probe.top_stalls(m), flush=True)
-    hw_probe.write(out_path, rows=rows)
+    hw_probe.profile_cases(out_path, ncu, str(pathlib.Path(__file__).resolve()), METRICS, cases(),
+                           lambda name, grid, args, m: f"{name:14s} {str(args):10s} grid {grid:6d}: "
+                           f"{m['gpu__time_duration.sum'] / 1e3:9.2f} us, ")
 
 
 def simulate(path: str) -> None:

@@ -136,6 +136,32 @@ def ncu_main(doc: str, run: Callable[[str, str], None], once: Callable[[], None]
     return 0
 
 
+def launch_cases(kernels: dict, cases: list, arrays: Callable[[Any, Any], tuple]) -> None:
+    """A probe's ``--once``: each of ``cases`` (``(kernel name, grid, block, scalar args)``, in order) launched
+    once, as numba's kernel of ``kernels[name]`` (an ``smsim.cuda`` function, ``workloads.numba_bridge.to_numba``
+    converts it: the source smsim simulates) with the device arrays ``arrays(numba.cuda, numpy)`` makes (once,
+    for every case) before its scalars."""
+    cuda, np = numba_cuda()
+    from workloads.numba_bridge import to_numba
+    numba_kernels = {k: to_numba(f) for k, f in kernels.items()}
+    device = arrays(cuda, np)
+    for name, grid, block, args in cases:
+        numba_kernels[name][grid, block](*device, *args)
+        cuda.synchronize()
+
+
+def profile_cases(out_path: str, ncu: str, script: str, metrics: Sequence[str], cases: list,
+                  line: Callable[[str, int, tuple, dict], str]) -> None:
+    """A probe's run of :func:`launch_cases`'s ``cases`` under ncu (:func:`ncu_profile` of ``script``): a row
+    each (kernel, grid, block, args and its ``metrics``), printed as ``line(name, grid, args, metrics)`` and its
+    top stalls, written to ``out_path``."""
+    rows = []
+    for (name, grid, block, args), m in zip(cases, ncu_profile(ncu, script, metrics, len(cases))):
+        rows.append(dict(kernel=name, grid=grid, block=block, args=list(args), metrics=m))
+        print(line(name, grid, args, m) + top_stalls(m), flush=True)
+    write(out_path, rows=rows)
+
+
 def ncu_rows(ncu: str, script: str, metrics: Sequence[str], cases: int) -> list:
     """Run the probe ``script`` with ``--once`` (each of its ``cases`` cases launched once) under ``ncu
     --clock-control none``: ``metrics`` of each launch, in launch order, as numbers."""

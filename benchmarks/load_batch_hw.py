@@ -41,24 +41,15 @@ def cases() -> list:
 
 def once() -> None:
     """Each case launched once (what ``ncu`` profiles)."""
-    cuda, np = hw_probe.numba_cuda()
-    from workloads.numba_bridge import to_numba
-    kernels = {k: to_numba(f) for k, f in KERNELS.items()}
-    a = cuda.to_device(np.ones(WORDS, np.float32))
-    out = cuda.to_device(np.zeros(132 * 8, np.float32))
-    for name, grid, block, args in cases():
-        kernels[name][grid, block](a, out, *args)
-        cuda.synchronize()
+    hw_probe.launch_cases(KERNELS, cases(), lambda cuda, np: (cuda.to_device(np.ones(WORDS, np.float32)),
+                                                              cuda.to_device(np.zeros(132 * 8, np.float32))))
 
 
 def run(out_path: str, ncu: str) -> None:
-    rows = []
-    script = str(pathlib.Path(__file__).resolve())
-    for (name, grid, block, args), m in zip(cases(), hw_probe.ncu_profile(ncu, script, METRICS, len(cases()))):
-        rows.append(dict(kernel=name, grid=grid, block=block, args=list(args), metrics=m))
-        print(f"{name:7s} blocks {grid:4d} iters {args[0]:3d}: {m['gpu__time_duration.sum'] / 1e3:8.2f} us, "
-              f"active max {m.get('sm__cycles_active.max')}, " + hw_probe.top_stalls(m), flush=True)
-    hw_probe.write(out_path, rows=rows)
+    hw_probe.profile_cases(out_path, ncu, str(pathlib.Path(__file__).resolve()), METRICS, cases(),
+                           lambda name, grid, args, m: f"{name:7s} blocks {grid:4d} iters {args[0]:3d}: "
+                           f"{m['gpu__time_duration.sum'] / 1e3:8.2f} us, "
+                           f"active max {m.get('sm__cycles_active.max')}, ")
 
 
 def _launch(row: dict) -> tuple:

@@ -1014,3 +1014,50 @@ def test_one_words_adds_slow_a_read_stream_beside_them_as_on_the_h200_and_spread
     assert ratio("read_red1") == pytest.approx(1.0, abs=0.12)
     assert ratio("read_redspread") == pytest.approx(1.0, abs=0.05)
     assert ratio("read_red1", **{"l1.atomic_holds_reads": False}) < 0.85
+
+
+def test_a_probes_cases_launch_once_each_in_order_and_come_back_as_rows(monkeypatch, tmp_path, capsys):
+    """benchmarks/hw_probe.launch_cases and profile_cases (cas_hw, atomic_lines_hw and load_batch_hw run
+    through them on the GPU machine): every case's kernel launched once, in order, on the arrays made once,
+    converted by to_numba; its ncu metrics come back as a row of kernel, grid, block and args, printed with
+    the probe's line and its top stalls, and written."""
+    from benchmarks import hw_probe
+    from workloads import numba_bridge
+    launched = []
+
+    class Kernel:
+        def __init__(self, name):
+            self.name = name
+
+        def __getitem__(self, shape):
+            return lambda *args: launched.append((self.name, shape, args))
+
+    class Cuda:
+        synced = 0
+
+        @staticmethod
+        def to_device(a):
+            return ("dev", len(a))
+
+        @classmethod
+        def synchronize(cls):
+            cls.synced += 1
+
+    monkeypatch.setattr(hw_probe, "numba_cuda", lambda: (Cuda, np))
+    monkeypatch.setattr(numba_bridge, "to_numba", lambda f: Kernel(f))
+    cases = [("a", 2, 32, (1, 5)), ("b", 4, 64, (7,)), ("a", 8, 32, (0, 0))]
+    hw_probe.launch_cases({"a": "A", "b": "B"}, cases, lambda cuda, numpy: (cuda.to_device(numpy.zeros(3)),))
+    assert launched == [("A", (2, 32), (("dev", 3), 1, 5)), ("B", (4, 64), (("dev", 3), 7)),
+                        ("A", (8, 32), (("dev", 3), 0, 0))] and Cuda.synced == 3
+    metrics = [{"gpu__time_duration.sum": 1000.0 * (k + 1), hw_probe.stall_metric("drain"): 2.0} for k in range(3)]
+    seen = {}
+    monkeypatch.setattr(hw_probe, "ncu_profile", lambda ncu, script, ms, n: seen.update(n=n, ms=ms) or metrics)
+    monkeypatch.setattr(hw_probe, "write", lambda path, **data: seen.update(path=path, **data))
+    hw_probe.profile_cases(str(tmp_path / "x.json"), "ncu", "probe.py", ("gpu__time_duration.sum",), cases,
+                           lambda name, grid, args, m: f"{name} {grid} {m['gpu__time_duration.sum'] / 1e3:.1f} us, ")
+    assert seen["n"] == 3 and seen["path"] == str(tmp_path / "x.json")
+    assert seen["rows"] == [dict(kernel=n, grid=g, block=b, args=list(a), metrics=m)
+                            for (n, g, b, a), m in zip(cases, metrics)]
+    assert capsys.readouterr().out.splitlines() == [f"{n} {g} {k + 1:.1f} us, " + hw_probe.top_stalls(m)
+                                                    for k, ((n, g, _, _), m) in enumerate(zip(cases, metrics))]
+    assert hw_probe.top_stalls(metrics[0]).startswith("drain 2.0")
