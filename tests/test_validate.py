@@ -64,7 +64,7 @@ def _pinned(size: str = "test", **kw) -> dict:
         if kw.get("compiler") == "smsim" else []
     expected = [(c, size) for c in names]
     assert [(c, size) for c, size, _ in left] == expected
-    assert s["cases"] == 335 - len(expected)
+    assert s["cases"] == 351 - len(expected)
     return s
 
 
@@ -306,9 +306,12 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # homework.atomic_max_f32 moves, 0.918 -> 1.218 here, where its one timed block, the first, retries more than
     # the H200's mean block; mid 1.468 -> 0.984, 4.38% -> 4.24%): 4.61%, 91.6%, 6.72%, 95.82%, 92.5%, 99.4%, 0.0993.
     # A narrow store joining another warp's waiting write whatever the two loaded (docs/hardware/size_sweep_hw.md;
-    # tutorial.transpose_8x32 0.934 -> 0.917 here, mid 1.188 -> 1.043): 4.62%, the rest as before
+    # tutorial.transpose_8x32 0.934 -> 0.917 here, mid 1.188 -> 1.043): 4.62%, the rest as before. With the 16
+    # `recitation` kernels (measured 2026-12-02 after that model, compared before anything changed for them:
+    # 5.0% on them, 15 of 16 within 10%, recitation.norm_rows16 0.85): 4.63%, 91.7%, 6.79%, 95.87%, 92.3%, 99.4%,
+    # 0.0996 over 351 cases
     s = _pinned()
-    _at_least_as_good(s, 4.62, 0.916, 6.73, 0.958, 0.925, 0.994, 0.0994)
+    _at_least_as_good(s, 4.64, 0.917, 6.79, 0.958, 0.923, 0.994, 0.0996)
     # the copy's occupancy curve (issue 12 asks within 10% at every point): 4.88% at worst, 5.23% since the
     # slices write DRAM's fills (its loads wait for them)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.25
@@ -346,10 +349,13 @@ def test_validation_summary_at_the_mid_size_is_pinned():
     0.984, 571 K -> 276 K atomic sectors, the H200 180 K): 4.24%, 91.9%, 5.69%, 98.92%, 94.0%, 99.7%, 0.1267,
     DRAM bytes 2.65%. Then a store narrow enough for L1 to merge with its warp's next joining another warp's
     waiting write whatever the two loaded (docs/hardware/size_sweep_hw.md; tutorial.transpose_8x32 1.188 ->
-    1.043, nothing else moves): 4.20%, 92.2%, 5.66%, 99.01%, 94.0%, 99.7%, 0.1266, DRAM bytes 2.65%."""
+    1.043, nothing else moves): 4.20%, 92.2%, 5.66%, 99.01%, 94.0%, 99.7%, 0.1266, DRAM bytes 2.65%. With the 16
+    `recitation` kernels (measured 2026-12-02, predicted first: 4.3% on them, 14 of 16 within 10%,
+    recitation.tile_rowsum16 0.87; DRAM bytes 15x the H200's writes for permute3d_zyx, a cube's axes reversed):
+    4.20%, 92.0%, 5.63%, 99.01%, 94.3%, 99.7%, 0.1286, DRAM bytes 2.73% over 351."""
     s = _pinned("mid")
-    _at_least_as_good(s, 4.20, 0.922, 5.66, 0.990, 0.940, 0.997, 0.1267, size="mid")
-    assert s["dram_bytes_mape_pct"] <= 2.65
+    _at_least_as_good(s, 4.21, 0.920, 5.63, 0.990, 0.943, 0.997, 0.1286, size="mid")
+    assert s["dram_bytes_mape_pct"] <= 2.73
 
 
 @pytest.mark.slow
@@ -442,8 +448,10 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # to the waiting sub-partitions in turn: 7.70%, 78.9%, 22.85%, 89.7%, 89.0%, 46.8%, 0.1543 (the stall
     # distance 0.0002 worse). A narrow store joining another warp's waiting write whatever the two loaded
     # (docs/hardware/size_sweep_hw.md): 7.70%, 78.6%, 22.86%, 89.7%, 89.0%, 46.8%, 0.1543 (tutorial.transpose_8x32,
-    # already fast with this compiler, falls to 0.89 of the H200's time: one case fewer within 10%)
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.71, 0.785, 22.86, 0.897, 0.889, 0.467, 0.1544)
+    # already fast with this compiler, falls to 0.89 of the H200's time: one case fewer within 10%). With the 16
+    # `recitation` kernels (it compiles all; matvec_cols 0.53 and collatz_steps 0.74 of the H200's time: this
+    # compiler's loops shorter than NVVM's): 7.82%, 78.4%, 22.67%, 89.8%, 88.9%, 46.1%, 0.1538 on 343
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.82, 0.784, 22.67, 0.897, 0.889, 0.460, 0.1538)
 
 
 @pytest.mark.slow
@@ -514,8 +522,9 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # better on the SASS one of this compiler). A warp's stores merging as they come in time: 15.57%, 68.5%,
     # 24.23%, 86.2%, 88.7%, 30.3%, 0.2124 (the variant ratios 0.02 points worse). A narrow store joining another
     # warp's waiting write whatever the two loaded: 15.57%, 68.2%, 24.23%, 86.2%, 88.7%, 30.3%, 0.2124
-    # (tutorial.transpose_8x32 0.89: one case fewer within 10%)
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.58, 0.681, 24.24, 0.862, 0.886, 0.302, 0.2126)
+    # (tutorial.transpose_8x32 0.89: one case fewer within 10%). With the 16 `recitation` kernels: 15.62%, 67.6%,
+    # 24.44%, 86.0%, 88.6%, 29.7%, 0.2123 on 343
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.63, 0.676, 24.45, 0.860, 0.886, 0.297, 0.2124)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
