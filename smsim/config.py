@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import tomllib
 from dataclasses import dataclass, fields, is_dataclass
 from importlib import resources
 from pathlib import Path
@@ -24,6 +23,11 @@ from typing import get_type_hints
 
 from . import registry
 from .fast.cache import POLICIES as REPLACEMENTS
+
+try:
+    import tomllib
+except ModuleNotFoundError:          # Python 3.10: the same parser, as the tomli package
+    import tomli as tomllib
 
 #: What the warp schedulers issue (``scheduler.stream``): the SASS ptxas makes of the kernel (:mod:`isa.sass`;
 #: needs the ``smsim[sass]`` extra), the PTX with :mod:`isa.cost`'s estimate of its SASS, or SASS when the

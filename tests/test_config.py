@@ -6,12 +6,11 @@ test changes exactly one thing in an otherwise valid file.
 """
 import dataclasses
 import re
-import tomllib
 from importlib import resources
 
 import pytest
 
-from smsim.config import Config, ConfigError, SmSpec, load, presets
+from smsim.config import Config, ConfigError, SmSpec, load, presets, tomllib
 from smsim.registry import BY_KEY
 
 PRESETS = ("a100", "h100", "h200", "tiny", "v100")
