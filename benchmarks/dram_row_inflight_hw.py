@@ -29,13 +29,9 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import hw_probe  # noqa: E402  (beside this file)
+from dram_row_hw import CLEAR_BYTES, OFFSETS, PLACE, REPEATS, WORDS  # noqa: E402  (its array, places, offsets)
 
-WORDS = 1 << 28                       # 1 GiB of float32
-PLACE = 1 << 20                       # words between places: 4 MiB
 GAPS = (0, 50, 100, 200, 300, 400, 600, 800, 1200)
-OFFSETS = {"same": 16, "other": PLACE // 2}
-REPEATS = 12
-CLEAR_BYTES = 512 << 20
 
 
 @functools.lru_cache(maxsize=None)
