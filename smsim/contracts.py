@@ -51,9 +51,9 @@ class DramModel(Component, Protocol):
     ``access_bytes``: what one read moves (L2 asks for whole accesses); ``bytes_read``: read so far."""
     access_bytes: int
     bytes_read: int
-    #: set by the SM around a load whose warp has had no DRAM load back yet: its reads share the rows the
-    #: blocks started with its own open (:meth:`share_rows`)
-    in_step: bool
+    #: the part of the lines its write-backs touch that is this SM's (the rest other SMs' blocks wrote: the
+    #: device's L2 writes the line back whole), set by L2 (:meth:`smsim.mem.l2.L2.share_lines`); 1.0: all
+    line_part: float
 
     def read(self, sectors: np.ndarray, t: float, alone: bool = False) -> float:
         """The cycle ``sectors`` requested at ``t`` arrive at L2 (``alone``: each sector by itself, not its
@@ -70,11 +70,6 @@ class DramModel(Component, Protocol):
         """Write ``sectors`` back at ``t`` (takes bandwidth; ``ready``: the cycle their data is complete, if
         later): the cycle HBM starts on them. Nobody waits for a write, but L2 can pass on no more than HBM
         takes: a store whose sectors are written on waits for it."""
-        ...
-
-    def share_rows(self, rows: np.ndarray, sharers: np.ndarray) -> None:
-        """``rows`` (DRAM rows) are opened together by ``sharers`` blocks, this SM's among them, each SM
-        paying its part of the activation."""
         ...
 
     def fetched_by_others(self, sectors: np.ndarray, t: float) -> float:

@@ -337,10 +337,7 @@ class SM:
         the step of the warp's stream, as :meth:`neighbours` compares them), or at an earlier global access
         than the blocks before it that touch it (:meth:`_first_in_wave`), is its own: a stencil's block
         fetches its tile though the block before it, running at the same time, reads the tile's first column
-        as its halo later, and the row above it, which it reads as its halo first. The DRAM rows the blocks
-        started with it (:meth:`_together`) read at the same point of their code as the timed block go to the
-        DRAM model with how many blocks read each (:meth:`smsim.mem.l2.DeviceL2.row_sharers`,
-        :meth:`smsim.mem.dram.Dram.share_rows`): one opening serves them all. The sectors blocks of other SMs
+        as its halo later, and the row above it, which it reads as its halo first. The sectors blocks of other SMs
         (half the busy SMs' blocks either side) store into at the same point of their code as the timed block
         go to ``share_writes`` at its dispatch (:attr:`shared_writes`), with how many blocks write each and,
         by lot, whether this SM's share writes it back."""
@@ -357,9 +354,6 @@ class SM:
             n += 1
         self._device_to(n)
         top = min(n - 1, hi)
-        dram = self.spec.dram
-        rows, sharers = self.device.row_sharers(b, lo, top, dram.row_bytes // dram.access_bytes, self.timed)
-        self.dram.share_rows(rows, sharers)
         sectors, writers = self.device.write_sharers(b, b - wide, n - 1, self.timed)
         if len(writers) and writers.max() > 1:
             sectors, writers = sectors[writers > 1], writers[writers > 1]
@@ -847,7 +841,6 @@ class SM:
         read = 0
         if self.dram is not None:
             read = self.dram.bytes_read
-            self.dram.in_step = kind == "ld" and w.in_step(t)
         rows = None
         if space == "global":
             if kind == "ld":
@@ -864,10 +857,8 @@ class SM:
             if done < w.fill_order:
                 done = w.fill_order
             w.fill_order = done
-        if self.dram is not None:
-            self.dram.in_step = False
-            if kind == "ld" and self.dram.bytes_read > read:
-                w.dram_read_issued(t, done)
+        if self.dram is not None and kind == "ld" and self.dram.bytes_read > read:
+            w.dram_read_issued(t, done)
         if kind in ("red", "st"):                 # returns nothing: the warp goes on once it left the SM
             if kind == "red":
                 if done > self.l2_red_done:

@@ -155,12 +155,6 @@ class Warp:
         self._chain_until(t)
         self.chain_pending.append((done, self.chain + 1))
 
-    def in_step(self, t: float) -> bool:
-        """No DRAM load of this warp was back by ``t``: what it asks for at ``t`` it asks at the same time as
-        the warps of blocks started with its own (later, HBM's varying waits have moved them apart)."""
-        self._chain_until(t)
-        return self.chain == 0
-
     def dram_chain(self) -> int:
         """The most DRAM round trips of this warp that followed one another (each load issued after the
         one before it was back)."""

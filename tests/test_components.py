@@ -173,29 +173,25 @@ def test_dram_rows_the_device_opens_are_limited_by_its_activation_rate():
     assert _dram().acts is None                   # tiny: no limit
 
 
-def test_dram_a_row_other_sms_open_together_with_this_one_costs_it_its_part_of_the_activation():
-    # tiny rows (1024 B = 32 sectors), 32 B/cycle; activations 0.5 a cycle over 2 busy SMs: 4 cycles each
+def test_dram_a_write_back_of_part_of_lines_other_sms_wrote_takes_that_part_of_the_activation_and_bus():
+    # tiny rows (1024 B = 32 sectors), 64-byte accesses, 32 B/cycle; activations 0.5 a cycle over 2 busy SMs:
+    # 4 cycles each, a write's 2 (8 cycles)
     def dram():
-        return Dram(dataclasses.replace(TINY.dram, loaded_latency_cycles=0, activations_per_cycle=0.5),
+        return Dram(dataclasses.replace(TINY.dram, loaded_latency_cycles=0, activations_per_cycle=0.5,
+                                        access_bytes=64, write_activation_cost=2.0),
                     BandwidthQueue(32.0), 32, busy=2)
-    d = dram()
-    # rows 0 and 1 are opened by 4 blocks at once (a 16x16 block's row of a matrix and three beside it), row 2
-    # by this SM alone: a read in step with them takes 1/4 + 1/4 + 1 activations, 6 cycles, not 12
-    d.share_rows(np.array([0, 1]), np.array([4, 4]))
-    d.in_step = True
-    assert d.read(_sectors(0, 32, 64), 0.0) == pytest.approx(6 + 50)
-    d.share_rows(np.array([5]), np.array([1]))    # a row only its own block opens: a whole activation
-    assert d.read(_sectors(5 * 32), 100.0) == pytest.approx(104 + 50)
-    # a warp that has waited on HBM once is out of step: the blocks started with its own have drifted apart,
-    # and it opens the rows alone; and no write shares (L2 writes back when it evicts, not in step)
-    late = dram()
-    late.share_rows(np.array([0, 1, 7]), np.array([4, 4, 4]))
-    assert late.read(_sectors(0, 32, 64), 0.0) == pytest.approx(12 + 50)
-    late.in_step = True
-    assert late.write(_sectors(7 * 32), 100.0) == pytest.approx(104.0)     # a whole activation (shared: 101)
-    for k in range(70000):                       # it remembers a bounded number of rows: the oldest go
-        d.share_rows(np.array([1000 + k]), np.array([2]))
-    assert len(d.sharers) <= (1 << 16) + 1 and 1000 + 69999 in d.sharers and 0 not in d.sharers
+    whole, half = dram(), dram()
+    half.line_part = 0.5          # a 16-wide block's half rows: the other half of each line another SM's
+    # a lone sector written back: its whole 64-byte access on the bus (2 cycles) and the row's 2 activations
+    assert whole.write(_sectors(0), 0.0) == pytest.approx(8.0)
+    assert whole.queue.free == pytest.approx(2.0)
+    # the device's L2 writes the line back whole, the other SM's sectors with it: this SM's part of the
+    # opening (1 activation, 4 cycles) and its own 32 bytes on the bus (1 cycle)
+    assert half.write(_sectors(0), 0.0) == pytest.approx(4.0)
+    assert half.queue.free == pytest.approx(1.0)
+    # reads open their rows alone, whatever the line part: one activation, behind the write's
+    assert half.read(_sectors(64), 5.0) == pytest.approx(9.0 + 50)
+    assert whole.read(_sectors(64), 5.0) == pytest.approx(12.0 + 50)
 
 
 def test_dram_a_row_a_write_opens_takes_write_activation_cost_activations_and_the_write_waits_for_it():
@@ -463,23 +459,6 @@ def test_the_device_l2_counts_the_blocks_that_touch_an_access_at_the_same_point_
     assert dev.first_touch(4, _sectors(3)).tolist() == [-1]                # a block it never saw
     dev.forget(1)
     assert 0 not in dev.units and 0 not in dev.sector_keys and 1 in dev.units   # before the window: forgotten
-
-
-def test_the_device_l2_counts_the_blocks_that_touch_a_dram_row_at_the_same_point_of_their_code():
-    from smsim.mem.l2 import DeviceL2
-    # 64-byte accesses; rows of 4 accesses (8 sectors): a 16x16 block's 64 bytes of each matrix row, and the
-    # blocks beside it in the grid the rest of those rows, at the same load
-    dev = DeviceL2(dataclasses.replace(TINY.l2, usable_bytes=1 << 16), access_bytes=64, concurrent=8)
-    for b in range(4):                                  # blocks 0-3: access b of rows 0, 1 and 2, at load 0
-        dev.touch(b, _sectors(2 * b, 8 + 2 * b, 16 + 2 * b), firsts=np.array([0, 0, 0]))
-    dev.touch(4, _sectors(0, 24), firsts=np.array([1, 0]))      # row 0 at a later load; row 3 at load 0
-    dev.touch(5, _sectors(8), firsts=np.array([0]))             # row 1 at load 0, but this SM's own block
-    rows, k = dev.row_sharers(1, 0, 5, 4, skip={5})
-    assert rows.tolist() == [0, 1, 2] and k.tolist() == [4, 4, 4]   # blocks 0-3 on each; 4 and 5 not
-    rows, k = dev.row_sharers(4, 0, 5, 4)
-    assert rows.tolist() == [0, 3] and k.tolist() == [1, 1]     # row 0 at load 1: alone; row 3: alone
-    assert dev.row_sharers(1, 2, 5, 4, skip={5})[1].tolist() == [3, 3, 3]   # block 0 is before the window
-    assert dev.row_sharers(9, 0, 9, 4)[0].tolist() == []        # a block it never saw
 
 
 def test_l2_others_asking_together_with_this_sm_arrive_as_its_own_read_would():

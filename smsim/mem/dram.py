@@ -7,13 +7,14 @@ or the shorter row-hit latency when every DRAM row they touch was accessed withi
 (an open page). The rows it finds closed are opened one at a time at this SM's share of the device's
 activation rate (``activations_per_cycle``, measured with reads of a row each: 2.66 TB/s of 64-byte accesses
 where whole lines stream at 4.33), beside the bus: accesses in rows of their own are bound by it, streams
-never. A row the blocks other SMs started with this SM's block read at the same point of their code
-(:meth:`share_rows`, from :meth:`smsim.mem.l2.DeviceL2.row_sharers`: a 16x16 tile reads 64 bytes of each
-of 16 matrix rows, the 31 tiles beside it the rest of those 2 KB) is opened once for all of them, and
-costs this SM's read its part of the activation, while the read comes from a warp still in step with
-them (:attr:`in_step`: no DRAM load of its back yet; after one, HBM's varying waits have moved the SMs
-apart, as the persistent blocks of ``benchmarks/l2_scatter_hw.py`` show). Writes (L2's write-backs, when
-it evicts) do not share. As the bandwidth share gets busy, latency grows (HBM's *loaded latency*: bank and
+never. Each SM's read opens the rows it finds closed for itself, though the blocks beside its own on other
+SMs read the rest of them at about the same time (a 16x16 tile reads 64 bytes of each of 16 matrix rows, the
+31 tiles beside it the rest of those 2 KB): on an H200 the same sums in 16x16 blocks take 1.10x the time of
+256x1 blocks, reads alone 1.11x (``docs/hardware/block_shape_hw.md``). A write-back opens its rows for the
+part of its lines that is this SM's (:attr:`line_part`, told by :meth:`smsim.mem.l2.L2.share_lines`: the
+device's L2 writes a line back whole, the sectors other SMs' blocks wrote into it with this SM's, one
+opening and one access for all of them), and holds the bus for its own sectors' bytes then.
+As the bandwidth share gets busy, latency grows (HBM's *loaded latency*: bank and
 refresh conflicts, read/write turnarounds): a read waits in HBM's queues a time drawn from an exponential
 distribution of mean ``loaded_latency_cycles x u``, ``u`` the recent utilization of the share (the transfer
 time it was asked for, decaying with time constant ``utilization_window_cycles``; at most 1). Drawn, not the
@@ -76,7 +77,6 @@ from __future__ import annotations
 
 import math
 import random
-from itertools import islice
 
 import numpy as np
 
@@ -84,10 +84,6 @@ from ..config import DramSpec
 from ..contracts import level_metrics
 from ..registry import DRAM_MODELS
 from .queue import BandwidthQueue
-
-
-#: rows :meth:`Dram.share_rows` remembers at most (past that, the oldest half is forgotten)
-_SHARED_ROWS_KEPT = 1 << 16
 
 
 @DRAM_MODELS.register("hbm")
@@ -104,8 +100,9 @@ class Dram:
         self.acts = BandwidthQueue(spec.activations_per_cycle / busy) if spec.activations_per_cycle else None
         self.open_rows: dict = {}        # row -> cycle of its last access
         self.active: dict = {}           # row -> cycle its activation is done (it serves row hits from then)
-        self.sharers: dict = {}          # row -> the SMs whose blocks open it together (:meth:`share_rows`)
-        self.in_step = False             # the read now asked for comes from a warp still in step (:meth:`read`)
+        #: the part of the lines it writes that is this SM's (:meth:`smsim.mem.l2.L2.share_lines`): the device's
+        #: L2 writes a line back whole, its other SMs' sectors with it, one row opening for them all
+        self.line_part = 1.0
         self.bytes_read = self.bytes_write = 0
         self.row_hits = self.row_misses = 0
         self.utilization, self.seen = 0.0, 0.0      # recent utilization, as of cycle ``seen``
@@ -124,7 +121,7 @@ class Dram:
         loaded = spec.loaded_latency_cycles * self._load(t, bus) * self._slowest(self._spread(sectors))
         if spec.write_drain_cycles:     # a forced write drain under way: half of one, on average
             loaded += 0.5 * spec.write_drain_cycles * min(self.writing, 1.0) * min(self.utilization, 1.0)
-        return self._arrive(sectors, t, start, done, shared=self.in_step)[1] + loaded
+        return self._arrive(sectors, t, start, done)[1] + loaded
 
     def _slowest(self, m: int) -> float:
         """The wait, in units of the mean loaded wait, of a read that queues in ``m`` places: the largest of
@@ -164,13 +161,15 @@ class Dram:
         spec = self.spec
         self.bytes_write += len(sectors) * self.sector_bytes
         self._idle(t)
-        moved = self._bus_bytes(sectors) if ready is None else len(sectors) * self.sector_bytes
+        moved = self._bus_bytes(sectors) if ready is None and self.line_part == 1.0 else \
+            len(sectors) * self.sector_bytes
         bus = moved * (1.0 + spec.write_turnaround)
         start, _ = self.queue.transfer(t, bus)
         later = ready is not None and ready > start
         if later:
             start = ready
-        begins, _ = self._arrive(sectors, t, start, start, weight=spec.write_activation_cost, serves=not later)
+        begins, _ = self._arrive(sectors, t, start, start, weight=spec.write_activation_cost * self.line_part,
+                                 serves=not later)
         self._load(t, bus, written=bus)
         return begins
 
@@ -219,7 +218,7 @@ class Dram:
         return start
 
     def _arrive(self, sectors: np.ndarray, t: float, start: float, done: float, count: bool = True,
-                activate: bool = True, weight: float = 1.0, serves: bool = True, shared: bool = False) -> tuple:
+                activate: bool = True, weight: float = 1.0, serves: bool = True) -> tuple:
         """``(when the rows an access to sectors (asked at t, on the bus from start to done) touches are
         open, when it has its data)``: if every row it touches is open, ``start``, and its data a row hit's
         latency after ``done``, but not before the rows' activations are done (an access right behind the
@@ -233,9 +232,7 @@ class Dram:
         if not closed:
             return start, (done if done > ready else ready) + spec.row_hit_latency_cycles
         if activate:
-            sharers = self.sharers
-            opened = sum(1.0 / sharers.get(row, 1) for row in closed) if shared and sharers else len(closed)
-            at = self._activate(t, done, opened * weight)
+            at = self._activate(t, done, len(closed) * weight)
         else:
             at = done
         if serves:
@@ -244,16 +241,6 @@ class Dram:
             for row in closed:
                 active[row] = hits_from
         return at, at + spec.latency_cycles
-
-    def share_rows(self, rows: np.ndarray, sharers: np.ndarray) -> None:
-        """The blocks of other SMs that start with one of this SM's touch ``rows`` too, together with it:
-        ``sharers`` blocks in all, whose accesses the device serves from one opening of the row, each SM
-        taking its part of the activation."""
-        table = self.sharers
-        if len(table) > _SHARED_ROWS_KEPT:
-            for row in list(islice(table, len(table) // 2)):
-                del table[row]
-        table.update(zip(rows.tolist(), sharers.tolist()))
 
     def _activate(self, t: float, done: float, opened: float) -> float:
         """The ``opened`` activations (rows an access found closed, each weighted) take their turn among the

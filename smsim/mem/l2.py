@@ -232,6 +232,7 @@ class L2:
         reads counted."""
         if not 0.0 < fraction < 1.0:
             return
+        self.dram.line_part = fraction
         spec, old = self.spec, self.cache
         unit = spec.line_bytes * spec.assoc
         size = min(self.size_bytes * old.sectors_per_line, int(self.size_bytes / fraction)) // unit * unit
@@ -737,7 +738,7 @@ class DeviceL2:
     concurrent`` tells a hit from a pending one. What is handed to this SM's share is consistent with the
     order its own blocks run in: a sector one of them brought first is never another's. It also keeps, for
     the blocks it saw last (until :meth:`forget`), the DRAM accesses and the sectors each touched and when,
-    for :meth:`access_sharers`, :meth:`row_sharers`, :meth:`write_sharers` and :meth:`first_touch`."""
+    for :meth:`access_sharers`, :meth:`write_sharers` and :meth:`first_touch`."""
 
     def __init__(self, spec: L2Spec, access_bytes: int, concurrent: int, seed: int = 0):
         unit = spec.line_bytes * spec.assoc
@@ -825,7 +826,7 @@ class DeviceL2:
         first touch each at the same global access of their code)``: blocks started at about the same time
         that run the same code make that access at about the same time (as :func:`isa.trace.global_sectors`
         counts them). ``until``: for each access (in order), the last block counted for it."""
-        return self._sharers(self.units, block, lo, hi, skip, 1, until)
+        return self._sharers(self.units, block, lo, hi, skip, until)
 
     def write_sharers(self, block: int, lo: int, hi: int, skip: Any = ()) -> tuple:
         """``(the sectors block touches, how many of the blocks lo..hi (block among them, none in skip) first
@@ -833,7 +834,7 @@ class DeviceL2:
         point of their code (a reduction's partial sums, eight blocks' words in one sector; a scatter within a
         window four blocks share) is one dirty sector of the device's L2, which their stores fill between them
         and which leaves it once."""
-        return self._sharers(self.sector_keys, block, lo, hi, skip, 1)
+        return self._sharers(self.sector_keys, block, lo, hi, skip)
 
     def first_touch(self, block: int, sectors: np.ndarray) -> np.ndarray:
         """The global access of ``block``'s code that first touched the DRAM access of each of ``sectors`` (-1:
@@ -851,32 +852,19 @@ class DeviceL2:
             for b in [b for b in table if b < lo]:
                 del table[b]
 
-    def row_sharers(self, block: int, lo: int, hi: int, per_row: int, skip: Any = ()) -> tuple:
-        """``(the DRAM rows block touches, of ``per_row`` accesses each, and how many of the blocks lo..hi
-        (block among them, none in skip) touch each at the same global access of their code as it does)``:
-        their SMs' reads of it reach HBM about together, while it is open (a 16x16 block of a matrix reads
-        64 bytes of each of 16 rows, the blocks beside it in the grid the rest of them). A row touched at
-        several accesses counts its most sharers."""
-        units, count = self._sharers(self.units, block, lo, hi, skip, per_row)
-        if not len(units):
-            return units, count
-        rows, at = np.unique(units, return_index=True)
-        return rows, np.maximum.reduceat(count, at)
-
     @staticmethod
-    def _sharers(table: dict, block: int, lo: int, hi: int, skip: Any, per: int,
+    def _sharers(table: dict, block: int, lo: int, hi: int, skip: Any,
                  until: np.ndarray | None = None) -> tuple:
-        """Of ``table``'s keys (:attr:`units`, :attr:`sector_keys`) in groups of ``per``: each group ``block``
-        touches (sorted), and how many of the blocks lo..hi (none in skip; for group ``i`` none past
-        ``until[i]``) touch it at the same global access."""
+        """Of ``table``'s keys (:attr:`units`, :attr:`sector_keys`): each one ``block`` touches (sorted), and how
+        many of the blocks lo..hi (none in skip; for key ``i`` none past ``until[i]``) touch it at the same
+        global access."""
         mine = table.get(block)
         if mine is None or not len(mine):
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        mine = _grouped(mine, per)
         count = np.ones(len(mine), np.int64)
         blocks = [b for b in range(lo, hi + 1) if b != block and b in table and b not in skip]
         if blocks:
-            parts = [_grouped(table[b], per) for b in blocks] if per > 1 else [table[b] for b in blocks]
+            parts = [table[b] for b in blocks]
             theirs = np.concatenate(parts)
             at = np.searchsorted(mine, theirs).clip(0, len(mine) - 1)
             same = mine[at] == theirs
@@ -891,11 +879,3 @@ _NONE = np.zeros(0, np.int64)
 #: :class:`DeviceL2` keys an access by its index shifted above the global access that first touched it
 _FIRST_BITS = 20
 
-
-def _grouped(keys: np.ndarray, per: int) -> np.ndarray:
-    """:meth:`DeviceL2._keep_keys` keys of DRAM accesses as keys of their groups of ``per`` (DRAM rows), each group
-    and global access once, sorted."""
-    if per <= 1:
-        return keys
-    first = keys & ((1 << _FIRST_BITS) - 1)
-    return np.unique((keys >> _FIRST_BITS) // per << _FIRST_BITS | first)
