@@ -229,7 +229,8 @@ class L2:
         write back to DRAM 12-19% more than the H200 (which leaves that much more dirty at the kernel's end) with
         a share of whole lines; ``course.maxpool2x2`` (two rows of 32 floats read for each of 16 written) 4.4
         MB of the H200's 10.2 when the half lines it writes alone set the fraction, 10.2 with the whole lines it
-        reads counted."""
+        reads counted. HBM's write-backs of this share take the same part of their rows' openings and
+        of their accesses (:attr:`smsim.mem.dram.Dram.line_part`: the device's L2 writes the line back whole)."""
         if not 0.0 < fraction < 1.0:
             return
         self.dram.line_part = fraction
@@ -878,4 +879,3 @@ class DeviceL2:
 _NONE = np.zeros(0, np.int64)
 #: :class:`DeviceL2` keys an access by its index shifted above the global access that first touched it
 _FIRST_BITS = 20
-
