@@ -649,8 +649,10 @@ def test_narrow_stores_of_two_warps_into_the_same_sectors_merge_whatever_the_war
     """docs/hardware/size_sweep_hw.md: tutorial.transpose_8x32 (a warp stores 16 bytes into each of 8 lines, the
     next warp the other 16, their loads from other DRAM rows) reaches L2 as 0.73 and 0.78 of its L1 store sectors
     at 256 K and 1 M elements on the H200. smsim kept such warps' stores apart (1.00 at L2, 1.13 and 1.21 of the
-    H200's time); a store within l1.merge_sectors / l1.merge_lines joins regardless: at most 0.92 at L2 and
-    within 10% of the time."""
+    H200's time); a store within l1.merge_sectors / l1.merge_lines joins regardless: at most 0.93 at L2 and
+    within 10% of the time (0.89 and 0.84 until each SM's reads opened their DRAM rows alone, 2026-12-02,
+    docs/hardware/block_shape_hw.md: its warps' loads, a 32-byte sector a line, come back further apart, and so
+    do their stores, 0.92 and 0.88)."""
     from smsim import validate as v
     data = v.load(_HW_DIR / "size_sweep_hw.json")
     for size in ("262144", "1048576"):
@@ -661,7 +663,7 @@ def test_narrow_stores_of_two_warps_into_the_same_sectors_merge_whatever_the_war
         res = v.predict("tutorial.transpose_8x32", size)
         m = res.metrics
         stored = m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
-        assert m["lts__t_sectors_srcunit_tex_op_write.sum"] <= 0.92 * stored
+        assert m["lts__t_sectors_srcunit_tex_op_write.sum"] <= 0.93 * stored
         assert v.compare("tutorial.transpose_8x32", size, record, res).error <= 0.10
 
 
