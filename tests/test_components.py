@@ -2431,6 +2431,7 @@ def test_a_share_whose_lines_are_half_its_own_holds_twice_the_lines_and_as_many_
     for fraction, size in ((1.0, share), (0.5, 2 * share), (0.05, 4 * share)):   # at most a sector a line
         l2.share_lines(fraction)
         assert l2.cache.size_bytes == size
+        assert l2.dram.line_part == fraction       # HBM's write-backs take that part of their rows' openings
 
 
 @pytest.mark.parametrize("block,fraction", [((16, 16), (0.5, 0.5)), ((32, 8), (1.0, 1.0)), ((8, 32), (0.25, 0.5))])
