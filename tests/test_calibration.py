@@ -687,6 +687,26 @@ def test_partial_writes_cost_the_slices_the_same_where_l2_keeps_the_lines_as_on_
 
 
 @pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_partial_writes_in_a_transposes_order_and_a_warps_field_stores_up_to_32_warps_as_on_the_h200():
+    """docs/hardware/partial_order_hw.md: a word a lane into 32 lines a store, a line's words from consecutive
+    warps (a naive transpose's order), float32 into 16 MB of lines and float64 into 64 MB: smsim within 6% of
+    the H200's time (1.02, 1.03); particles_aos8's three field stores at one warp and 16 warps an SM merge into
+    one write (0.333 and 0.415 of the L1 store sectors on the H200), smsim within 0.1 and 10% of the time. (The
+    same stores 64 warps an SM apart merge 0.855 on the H200 and 0.347 here: the doc's unmodelled gap.)"""
+    from benchmarks import partial_order_hw as probe
+    from benchmarks.store_merge_hw import merged
+    rows = {r["name"]: r for r in json.loads((_HW_DIR / "partial_order_hw.json").read_text())["rows"]}
+    want = {"near_f32_16MB": None, "near_f64_64MB": None, "fields3_w1": 0.333, "fields3_w16": 0.415}
+    for (name, share), sim in zip(want.items(), probe.simulated([rows[n] for n in want])):
+        hw, m = rows[name]["metrics"], sim["metrics"]
+        assert m["gpu__time_duration.sum"] == pytest.approx(hw["gpu__time_duration.sum"],
+                                                            rel=0.06 if share is None else 0.10), name
+        if share is not None:
+            assert merged(hw) == pytest.approx(share, abs=0.001), name
+            assert merged(m) == pytest.approx(share, abs=0.1), name
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
 def test_a_warps_second_store_merges_only_if_it_reaches_l1_before_the_first_is_through_as_on_the_h200():
     """docs/hardware/store_resident_hw.md: one warp an SM, two 16-sector stores into the records it loaded reach
     L2 as one write back to back (0.500 of the L1 store sectors) and as two with 16 dependent multiply-adds
