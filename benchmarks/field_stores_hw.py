@@ -28,6 +28,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import hw_probe  # noqa: E402  (beside this file)
 import ncu_workloads as nw  # noqa: E402
+from partial_order_hw import fields_source  # noqa: E402
 from store_merge_hw import merged  # noqa: E402
 
 RECORDS = 1 << 22
@@ -61,15 +62,7 @@ def launch_shape(case: tuple) -> tuple:
 def kernel_source(case: tuple) -> str:
     """The Python source of the case's kernel ``kern(p, n, dt)``."""
     fields, layout, _, _ = case
-    body = "\n".join(f"        p[i * 8 + {f}] += p[i * 8 + {3 + f}] * dt" for f in range(fields))
-    step = "n" if layout == "os" else "cuda.gridsize(1)"
-    return f"""
-def kern(p, n, dt):
-    i = cuda.grid(1)
-    while i < n:
-{body}
-        i += {step}
-"""
+    return fields_source(fields, "n" if layout == "os" else "cuda.gridsize(1)")
 
 
 def _kernel(case: tuple, module=None) -> object:

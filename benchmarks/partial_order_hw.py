@@ -99,9 +99,13 @@ def kern(out, n, dt):
         h = {h}
         out[((h // {g}) * 32 + lane) * {g} + h % {g}] = {kind}(lane)
 """
-    fields = case[1]
+    return fields_source(case[1], "n" if case[2] == 64 else "cuda.gridsize(1)")
+
+
+def fields_source(fields: int, step: str) -> str:
+    """``kern(p, n, dt)``: ``particles_aos8``'s update of ``fields`` fields of records of 8 float32 in a loop
+    of ``step`` (``"n"``: a record a thread)."""
     body = "\n".join(f"        p[i * 8 + {f}] += p[i * 8 + {3 + f}] * dt" for f in range(fields))
-    step = "n" if case[2] == 64 else "cuda.gridsize(1)"
     return f"""
 def kern(p, n, dt):
     i = cuda.grid(1)
