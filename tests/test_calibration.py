@@ -691,8 +691,9 @@ def test_partial_writes_in_a_transposes_order_and_a_warps_field_stores_up_to_32_
     """docs/hardware/partial_order_hw.md: a word a lane into 32 lines a store, a line's words from consecutive
     warps (a naive transpose's order), float32 into 16 MB of lines and float64 into 64 MB: smsim within 6% of
     the H200's time (1.02, 1.03); particles_aos8's three field stores at one warp and 16 warps an SM merge into
-    one write (0.333 and 0.415 of the L1 store sectors on the H200), smsim within 0.1 and 10% of the time. (The
-    same stores 64 warps an SM apart merge 0.855 on the H200 and 0.347 here: the doc's unmodelled gap.)"""
+    one write (0.333 and 0.415 of the L1 store sectors on the H200), smsim within 0.1 and 10% of the time. (With a
+    record a thread at 64 warps an SM they merge 0.855 on the H200 and 0.347 here: the gap the doc and
+    field_stores_hw.md leave open.)"""
     from benchmarks import partial_order_hw as probe
     from benchmarks.store_merge_hw import merged
     rows = {r["name"]: r for r in json.loads((_HW_DIR / "partial_order_hw.json").read_text())["rows"]}
