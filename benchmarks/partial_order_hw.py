@@ -37,6 +37,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import hw_probe  # noqa: E402  (beside this file)
 from store_merge_hw import merged  # noqa: E402
+from store_read_hw import slice_cycles  # noqa: E402
 
 THREADS = 256
 RECORDS = 1 << 22
@@ -133,12 +134,6 @@ def once() -> None:
         blocks, threads, n = launch_shape(case)
         _kernel(case)[blocks, threads](cuda.to_device(_array(case, np)), n, np.float32(0.5))
         cuda.synchronize()
-
-
-def slice_cycles(m: dict) -> float:
-    """Cycles of the 96 slices a written sector of the device (smsim's counters scaled to the grid)."""
-    grid = m.get("smsim.grid.inst_executed", m["smsp__inst_executed.sum"]) / m["smsp__inst_executed.sum"]
-    return m["sm__cycles_elapsed.max"] * 96 / (m["lts__t_sectors_srcunit_tex_op_write.sum"] * grid)
 
 
 def line(label: str, m: dict) -> str:
