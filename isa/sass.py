@@ -363,6 +363,8 @@ def register_reads(ins: SassIns, banks: int = 2) -> tuple:
     return tuple(counts)
 
 
+#: an indexed constant operand, ``c[0x3][R17]`` (not ``c[0x3][0x10]``, nor ``RZ``)
+_INDEXED_CONST = re.compile(r"c\[0x[0-9a-f]+\]\[R(?!Z)")
 MEMORY_OPS = ("LDG", "STG", "LD", "ST", "LDL", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "ATOMS")
 #: reductions: an atomic whose result nobody reads (sm_90 writes global ones ``REDG``)
 REDUCTION_OPS = ("RED", "REDG")
@@ -620,10 +622,20 @@ class Replay:
         n = len(body)
         mem = [ins.opcode in ("ld", "st", "atom", "red") for ins in body]
         self.lookup = [m and space_of(ins) in ("param", "const") for m, ins in zip(mem, body)]
+        #: SASS indices of indexed constant loads (``LDC R, c[0x3][R]``: an ``ld.const`` at an address in a
+        #: register, which ptxas cannot make an operand): each is its PTX load's access, timed as a memory
+        #: instruction (the constant cache's port, :meth:`smsim.sm.SM._const_load`), not a lookup
+        self.indexed_const = frozenset(i for i, s in enumerate(self.sass)
+                                       if s.base == "LDC" and s.ptx is not None and s.ptx < n and mem[s.ptx]
+                                       and space_of(body[s.ptx]) == "const" and _INDEXED_CONST.search(s.operands))
+        for i in self.indexed_const:
+            self.lookup[self.sass[i].ptx] = False
         self.is_mem = [m and not c for m, c in zip(mem, self.lookup)]
+        #: SASS indices of the instructions that make a PTX memory execution's accesses
+        self.mem_sass = frozenset(i for i, s in enumerate(self.sass) if s.base in MEMORY_OPS) | self.indexed_const
         first_mem: dict = {}
         for i, s in enumerate(self.sass):
-            if s.ptx is not None and s.ptx < n and self.is_mem[s.ptx] and s.base in MEMORY_OPS:
+            if s.ptx is not None and s.ptx < n and self.is_mem[s.ptx] and i in self.mem_sass:
                 first_mem.setdefault(s.ptx, i)
         #: PTX memory pc -> the SASS instruction that stands for it when issued alone (None: none maps)
         self.first_mem = first_mem
@@ -659,9 +671,9 @@ class Replay:
         #: PTX memory pcs whose SASS is issued with a later PTX block (:data:`PINNED_OPS`: ptxas sank it past a
         #: join, with the store or barrier it feeds): that block's issue makes the access the warp executed
         #: last, not one to come, and the execution is not issued on its own meanwhile
-        self.late = frozenset(s.ptx for start, blks in self.at_start.items() for blk, _k in blks for s in
-                              (self.sass[i] for i in blk) if s.ptx is not None and s.ptx < min(n, start)
-                              and self.is_mem[s.ptx] and s.base in MEMORY_OPS)
+        self.late = frozenset(self.sass[i].ptx for start, blks in self.at_start.items() for blk, _k in blks
+                              for i in blk if self.sass[i].ptx is not None and self.sass[i].ptx < min(n, start)
+                              and self.is_mem[self.sass[i].ptx] and i in self.mem_sass)
         #: PTX block starts whose SASS holds both an unrolled loop (k > 1) and unrolled remainders (k < 0)
         self.planned = frozenset(pc for pc, blks in self.at_start.items()
                                  if any(k > 1 for _b, k in blks) and any(k < 0 for _b, k in blks))
@@ -707,7 +719,7 @@ class Replay:
     def _stream(self, pcs: Any) -> tuple:
         n = len(pcs)
         is_mem, at_start, lookups, nsass = self.is_mem, self.at_start, self.lookups, self.nsass
-        merged = self.merged
+        merged, mem_sass = self.merged, self.mem_sass
         sass, first_mem, exit_branch, in_registers = self.sass, self.first_mem, self.exit_branch, self.in_registers
         exit_on_fall = self.exit_on_fall
         late = self.late
@@ -773,7 +785,7 @@ class Replay:
                         s = sass[i]
                         j = s.ptx
                         q = -1
-                        if j is not None and s.base in MEMORY_OPS and j in ptr:
+                        if j is not None and i in mem_sass and j in ptr:
                             lst, m = positions[j], ptr[j]
                             while m < len(lst) and taken[lst[m]]:
                                 m += 1

@@ -235,6 +235,8 @@ class LaunchSpec:
     block_launch_cycles: float        # from a block's retirement to the start of the block that takes its slot
     const_miss_per_sm_cycles: float = 0.0   # what each further busy SM adds to the miss (the SMs' misses queue)
     const_line_cycles: float = 0.0    # a further missed line lands at least this long after the one before
+    const_address_cycles: float = 0.0   # the constant cache's port: cycles of the SM a distinct address of a load
+    const_replay_cycles: float = 0.0    # what each further distinct address adds to the load's latency
     model: str = "front_end"          # a name in smsim.registry.LAUNCH_MODELS
 
 
@@ -392,7 +394,7 @@ _POW2 = {"line_bytes", "sector_bytes", "banks", "tag_banks", "data_banks", "bank
          "slice_bytes"}
 _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded_latency_cycles", "overhead_ns",
            "blocks_per_cycle", "first_wave_blocks_per_cycle", "icache_cold_cycles", "const_miss_cycles",
-           "const_miss_per_sm_cycles", "const_line_cycles",
+           "const_miss_per_sm_cycles", "const_line_cycles", "const_address_cycles", "const_replay_cycles",
            "dirty_bytes", "dirty_at_start_bytes", "partial_lines", "partial_write_cycles", "write_sector_cycles",
            "subword_chain_cycles",
            "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",

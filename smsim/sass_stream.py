@@ -161,7 +161,7 @@ def infos(prog: Any, replay: sass_mod.Replay, ptx: Sequence, cfg: Any) -> tuple:
             info.unit = "imad"
             if any(m in IMAD_WIDE for m in s.opcode.split(".")[1:]):
                 info.spec = "imad_wide"
-        if j is not None and s.base in sass_mod.MEMORY_OPS and ptx[j].mem:
+        if j is not None and i in replay.mem_sass and ptx[j].mem:
             p = ptx[j]
             info.mem, info.space, info.nbytes, info.cache_op = p.mem, p.space, p.nbytes, p.cache_op
             info.float_add, info.swap = p.float_add, p.swap

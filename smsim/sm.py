@@ -61,7 +61,7 @@ from .grid_count import GridCount
 from .scheduler import Clock, SubPartition
 from .stats import Stats
 from .sass_stream import READ_SCOREBOARD_CYCLES
-from .special import SpecialRegisters
+from .special import SerialUnit, SpecialRegisters
 from .warp import BRANCH, IMC_MISS, LONG, MEMBAR, R, SHORT, WAIT, Timeline, Warp
 
 _THROTTLE = {"fp32": R["math_pipe_throttle"], "fp64": R["math_pipe_throttle"], "int": R["math_pipe_throttle"],
@@ -151,6 +151,9 @@ class SM:
         self.free_slots = list(range(spec.sm.max_warps))
         self.subs = [SubPartition(self, i, p) for i, p in enumerate(policies)]
         self.special = SpecialRegisters(spec.special, len(self.subs), spec.shared.mio_queue)
+        #: the constant cache's port: an indexed constant load (SASS ``LDC``) reads one distinct address at a time
+        self.const_port = SerialUnit(spec.launch.const_address_cycles, spec.shared.latency_cycles,
+                                     len(self.subs), spec.shared.mio_queue)
         self.lg_waiting = False           # a warp found the LSU queue full since its last entry was taken
         self.clock = Clock(env, self.subs)
         self.resident = 0
@@ -666,7 +669,12 @@ class SM:
             if self.shared.full(sub.index, t):
                 w.block_on(t + 1, _MIO)
                 return self.shared.next_free(sub.index)
-        elif space not in ("param", "const"):
+        elif space == "const":
+            room = self.const_port.room_at(sub.index, t)
+            if room > t:
+                w.block_on(room, _MIO)
+                return room
+        elif space != "param":
             room = self.l1.space_at(t)
             if room > t:
                 w.block_on(room, _LG)
@@ -676,6 +684,23 @@ class SM:
                 self.lg_waiting = False
                 self.clock.lead = (sub.index + 1) % len(self.subs)
         return None
+
+    def _const_load(self, w: Warp, sp: int, a: np.ndarray, t: float) -> float:
+        """An indexed constant load (``ld.const``, SASS ``LDC``) by warp ``w`` of sub-partition ``sp`` issued at
+        ``t`` reading the addresses ``a`` (one a lane): the cycle its data is back, its lines aside. The constant
+        cache's port reads one distinct address at a time (lanes reading one address share it), at
+        ``launch.const_address_cycles`` of the SM an address; the warp replays the load for each further
+        address, ``launch.const_replay_cycles`` each, issuing nothing else meanwhile, and its data is back the
+        shared-memory latency after its last address. On an H200 a load at 1 / 2 / 4 / 8 / 32 addresses a warp
+        takes 2.0-2.1 cycles of the SM an address at 32 warps an SM, and one warp's loop of such loads 2.6-2.8
+        more cycles a load for each further address, nothing of the loop's other work overlapping them
+        (``docs/hardware/const_spread_hw.md``)."""
+        n = len(np.unique(a)) if len(a) > 1 else 1
+        replays = (n - 1) * self.spec.launch.const_replay_cycles
+        ready = self.const_port.take(sp, t, n, replays)
+        if n > 1:
+            w.hold_fetch(max(w.fetch_at, ready - self.const_port.latency), SHORT)
+        return ready
 
     def issue(self, w: Warp, sub: SubPartition, t: float) -> int:
         """Issue ``w``'s next instruction at ``t``; the issue slots it takes."""
@@ -808,7 +833,10 @@ class SM:
             elif space in ("global", "local"):
                 far.append(self._cache_address(space, a, lanes, w, info.nbytes))
                 far_lanes.append(lanes)
-            else:                          # param / const: the constant cache
+            elif space == "const" and info.cost:   # an indexed constant load (LDC): the constant cache's port;
+                # a line it misses delays its data (short_scoreboard: no instruction waits on an operand)
+                shared_ready = max(self.front.constant(space, a, t), self._const_load(w, sub.index, a, t))
+            else:                          # a parameter or constant operand (a lookup): the constant cache
                 line_at = self.front.constant(space, a, t)
                 shared_ready = max(line_at, t + (0 if space == "param" else self.spec.shared.latency_cycles))
                 if line_at > t:

@@ -26,22 +26,39 @@ from .config import SpecialSpec
 from .mem.queue import room_at
 
 
-class SpecialRegisters:
+class SerialUnit:
+    """One unit of the SM that starts a piece of work every ``interval`` cycles, whichever of its
+    ``subpartitions`` sub-partitions it came from, in the order they came; the instructions waiting for it hold
+    entries of their sub-partition's MIO queue (``queue`` entries each): the uniform special-register unit
+    (:class:`SpecialRegisters`) and the constant cache's port for indexed loads (:class:`smsim.front_end.FrontEnd`)."""
+
+    def __init__(self, interval: float, latency: float, subpartitions: int, queue: int):
+        self.interval, self.latency, self.queue = interval, latency, queue
+        self.free = 0.0                   # the cycle the unit can start its next piece of work
+        self.waiting: list[list] = [[] for _ in range(subpartitions)]   # start cycles of each one's queued work
+
+    def take(self, sp: int, t: float, pieces: int = 1, extra: float = 0.0) -> float:
+        """An instruction of ``pieces`` pieces of work issued by sub-partition ``sp`` at ``t``: the unit starts it
+        when free and is busy ``pieces x interval``; the cycle its result is written (``latency + extra`` after
+        its start)."""
+        start = t if t > self.free else self.free
+        self.free = start + pieces * self.interval
+        self.waiting[sp].append(start)
+        return start + self.latency + extra
+
+    def room_at(self, sp: int, t: float) -> float:
+        """The first cycle from ``t`` at which sub-partition ``sp``'s queue has room for another instruction."""
+        return room_at(self.waiting[sp], self.queue, t)
+
+
+class SpecialRegisters(SerialUnit):
     """The SM's uniform special-register unit (``spec``: :class:`smsim.config.SpecialSpec`) and the
     ``subpartitions`` sub-partitions' queues of reads waiting for it (``queue`` entries each)."""
 
     def __init__(self, spec: SpecialSpec, subpartitions: int, queue: int):
-        self.spec, self.queue = spec, queue
-        self.free = 0.0                   # the cycle the unit can start its next read
-        self.waiting: list[list] = [[] for _ in range(subpartitions)]   # start cycles of each one's queued reads
+        super().__init__(spec.uniform_interval_cycles, spec.uniform_latency_cycles, subpartitions, queue)
+        self.spec = spec
 
     def read(self, sp: int, t: float) -> float:
         """An ``S2UR`` issued by sub-partition ``sp`` at ``t``: the cycle its result is written."""
-        start = t if t > self.free else self.free
-        self.free = start + self.spec.uniform_interval_cycles
-        self.waiting[sp].append(start)
-        return start + self.spec.uniform_latency_cycles
-
-    def room_at(self, sp: int, t: float) -> float:
-        """The first cycle from ``t`` at which sub-partition ``sp``'s queue has room for another read."""
-        return room_at(self.waiting[sp], self.queue, t)
+        return self.take(sp, t)

@@ -1084,3 +1084,21 @@ def test_a_probes_cases_launch_once_each_in_order_and_come_back_as_rows(monkeypa
     assert capsys.readouterr().out.splitlines() == [f"{n} {g} {k + 1:.1f} us, " + hw_probe.top_stalls(m)
                                                     for k, ((n, g, _, _), m) in enumerate(zip(cases, metrics))]
     assert hw_probe.top_stalls(metrics[0]).startswith("drain 2.0")
+
+
+@pytest.mark.skipif(not numba_front.available(), reason="numba-cuda is not installed (the H200 ran numba's code)")
+def test_indexed_constant_loads_read_one_distinct_address_at_a_time_as_on_the_h200():
+    """docs/hardware/const_spread_hw.md: a table in constant memory read at 1, 4 and 32 distinct addresses a warp
+    load (SASS ``LDC R, c[0x3][R]``), one warp an SM and 32: smsim within 11% of the H200's time on each (0.90
+    at 32 addresses and one warp, the rest 0.97-1.00; before, a zero-slot lookup whatever its addresses, 0.24
+    and 0.07 at 32), and a load of 32 addresses costs 32 warps an SM 15x what one address does (the H200 14.9x:
+    the port's 2 cycles an address)."""
+    from benchmarks import const_spread_hw as probe
+    rows = {r["name"]: r for r in json.loads((_HW_DIR / "const_spread_hw.json").read_text())["rows"]}
+    names = ["spread1_w1", "spread4_w1", "spread32_w1", "spread1_w32", "spread4_w32", "spread32_w32"]
+    sim = dict(zip(names, probe.simulated([rows[n] for n in names])))
+    for n in names:
+        hw = rows[n]["metrics"]["gpu__time_duration.sum"]
+        assert sim[n]["metrics"]["gpu__time_duration.sum"] == pytest.approx(hw, rel=0.11), n
+    ns = {n: sim[n]["metrics"]["gpu__time_duration.sum"] for n in names}
+    assert 13.5 <= ns["spread32_w32"] / ns["spread1_w32"] <= 16.5

@@ -13,6 +13,7 @@ import simpy
 
 import isa
 import smsim
+from isa import sass
 from smsim import cuda
 from smsim.config import ConfigError, SpecialSpec, load
 from smsim.fast import bank_lines, bank_lines_np, lines_of
@@ -24,7 +25,7 @@ from smsim.mem.shared import SharedMemory
 from smsim.registry import DRAM_MODELS, L1_MODELS, L2_MODELS, LAUNCH_MODELS, SCHEDULER_POLICIES, SHARED_MODELS
 from smsim.scheduler import Clock
 from smsim.single_sm import build_sm, device_share
-from smsim.special import SpecialRegisters
+from smsim.special import SerialUnit, SpecialRegisters
 from smsim.warp import BRANCH, INF, LONG, MEMBAR, R, REASONS, SHORT, WAIT, Timeline, Warp
 from workloads import case as cases
 
@@ -49,6 +50,42 @@ def test_special_register_unit_serves_s2ur_in_turn_behind_each_subpartitions_que
     assert unit.read(0, 11) == 50                 # starts at 22: sub-partition 0 has 18 and 22 waiting
     assert unit.room_at(0, 11) == 18 and unit.room_at(0, 18) == 18 and unit.room_at(0, 19) == 19
     assert unit.read(2, 100) == 128               # idle again
+
+
+def test_a_serial_unit_takes_pieces_of_work_in_turn_each_interval_long():
+    """The constant cache's port (smsim.sm.SM._const_load): an instruction of n pieces holds the unit n
+    intervals; its result comes the latency (and what the caller adds) after it starts."""
+    port = SerialUnit(2.0, 22, 4, 2)
+    assert port.take(0, 10, 32, 31 * 2.76) == pytest.approx(10 + 22 + 85.56)   # 32 addresses: the port busy 64
+    assert port.free == 74
+    assert port.take(1, 20, 1) == 74 + 22          # another sub-partition's single address waits its turn
+    assert port.room_at(1, 20) == 20               # one waiting there: room for another
+
+
+@pytest.mark.skipif(not sass.available(), reason="ptxas/nvdisasm not installed (smsim[sass])")
+def test_an_indexed_constant_load_is_timed_by_its_distinct_addresses():
+    """A table in constant memory read at each lane's own entry (SASS LDC R, c[0x3][R]) is a memory instruction
+    of the SASS stream: 32 distinct addresses a load hold the constant cache's port 32 x 2 cycles, so 32 warps'
+    loads take about 16x the time of loads at one address (docs/hardware/const_spread_hw.md); before, the PTX
+    load was a zero-slot lookup at the block's start, whatever its addresses."""
+    table = np.arange(1024, dtype=np.float32)
+
+    @cuda.jit
+    def k(out, spread):
+        lut = cuda.const.array_like(table)
+        base = (cuda.threadIdx.x % 32) % spread * 8
+        acc = np.float32(0.0)
+        for s in range(64):
+            acc += lut[(base + s) & 1023]
+        out[cuda.threadIdx.x] = acc
+
+    cyc = {}
+    for spread in (1, 32):
+        res = smsim.launch(k, 1, 1024, (np.zeros(1024, np.float32), np.int64(spread)), config="h200",
+                           complete=False)
+        cyc[spread] = res.metrics["sm__cycles_elapsed.max"]
+        assert res.metrics["smsim.launch.const_misses"] >= 1
+    assert cyc[32] > 8 * cyc[1]
 
 
 def test_bandwidth_queue_serves_fifo_and_counts_bytes_and_busy_cycles():
