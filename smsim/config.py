@@ -179,6 +179,7 @@ class L2Spec:
     atomic_round_cycles: float = 0.0  # ... per operation naming every word of a sector (0: as atomic_op_cycles)
     cas_round_cycles: float = 0.0     # ... per compare-and-swap operation naming several words (0: as an add's)
     float_atomic_cycles: float = 0.0  # a float add after another on the same word (0: as atomic_op_cycles)
+    atomic_wide_cycles: float = 0.0   # an integer operation on a 64-bit word (0: as atomic_op_cycles)
     model: str = "write_through"      # a name in smsim.registry.L2_MODELS
     dirty_bytes: int = 0              # write_back: dirty data L2 keeps (0: all of it) before writing back
     dirty_at_start_bytes: int = 0     # write_back: dirty data L2 holds when the kernel starts, its oldest lines
@@ -397,7 +398,7 @@ _NONNEG = {"reserved_shared_per_block_bytes", "seed", "row_open_cycles", "loaded
            "const_miss_per_sm_cycles", "const_line_cycles", "const_address_cycles", "const_replay_cycles",
            "dirty_bytes", "dirty_at_start_bytes", "partial_lines", "partial_write_cycles", "write_sector_cycles",
            "subword_chain_cycles",
-           "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles",
+           "write_turnaround", "write_drain_cycles", "block_launch_cycles", "usable_bytes", "float_atomic_cycles", "atomic_wide_cycles",
            "atomic_round_cycles", "cas_round_cycles", "branch_resolve_cycles", "reconverge_cycles",
            "read_lines_per_cycle", "completions_per_cycle", "activations_per_cycle", "reduction_credits",
            "store_credits", "merge_sectors", "merge_lines", "cross_merge_window", "register_banks",

@@ -112,11 +112,11 @@ class L2Model(Component, Protocol):
         ...
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
-               whole: np.ndarray | None = None, swap: bool = False) -> float:
+               whole: np.ndarray | None = None, swap: bool = False, wide: bool = False) -> float:
         """A global atomic on ``sectors`` at ``t``, ``ops[i]`` operations in turn on sector ``i`` (``red``: a
         reduction, whose result nobody reads; ``floating``: a float add; ``whole[i]``: how many of sector
         ``i``'s operations name every word of it, or, for a compare-and-swap (``swap``), more than one word,
-        None: none): the cycle its results are back."""
+        None: none; ``wide``: an integer operation on 64-bit words): the cycle its results are back."""
         ...
 
     def held_by_others(self, sectors: np.ndarray, t: float, there: np.ndarray | None = None,
@@ -153,7 +153,7 @@ class L1Model(Component, Protocol):
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
                warp: int = -1, rows: tuple | None = None, waves: int = 1, carried: int = 0,
-               part: np.ndarray | None = None, swap: bool = False) -> float:
+               part: np.ndarray | None = None, swap: bool = False, wide: bool = False) -> float:
         """Submit a request (``kind`` "ld", "st", "atom" or "red", an atomic whose result nobody reads;
         ``space`` "global" or "local"; ``lines``
         distinct cache lines among ``sectors``; ``bypass``: skip L1 allocation, as ``.cg``; ``ops``: per
@@ -166,7 +166,8 @@ class L1Model(Component, Protocol):
         the DRAM rows of that warp's latest load, which a store's join also asks of the waiting write's;
         ``waves``: a cached load's wavefronts in the data array, ``l1.data_banks``; ``carried``: the bytes its
         lanes get, which the data path carries, 0: its sectors'; ``part``: the sectors in which a store writes
-        some 4-byte word in part, :func:`smsim.fast.coalesce.part_sectors`)."""
+        some 4-byte word in part, :func:`smsim.fast.coalesce.part_sectors`; ``wide``: an atomic's integer
+        operations on 64-bit words)."""
         ...
 
     def fence(self, t: float, scope: str) -> float:

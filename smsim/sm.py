@@ -879,7 +879,8 @@ class SM:
         part = coalesce.part_sectors(a, info.nbytes, l1.sector_bytes) \
             if kind == "st" and info.nbytes < 4 and self.spec.l2.subword_chain_cycles else None
         done = max(self.l1.access(kind, space, sectors, nlines, bypass, ops, t, info.float_add, whole,
-                                  merged, w.block.index << 6 | w.index, rows, waves, carried, part, info.swap),
+                                  merged, w.block.index << 6 | w.index, rows, waves, carried, part, info.swap,
+                                  kind in ("atom", "red") and info.nbytes == 8 and not info.float_add),
                    shared_ready)
         if kind in ("ld", "atom") and l1.in_order_fills and self.l1.from_l2:   # after the warp's earlier ones
             if done < w.fill_order:

@@ -145,14 +145,14 @@ class L1:
     def access(self, kind: str, space: str, sectors: np.ndarray, lines: int, bypass: bool, ops: np.ndarray | None,
                t: float, floating: bool = False, whole: np.ndarray | None = None, merged: bool = False,
                warp: int = -1, rows: tuple | None = None, waves: int = 1, carried: int = 0,
-               part: np.ndarray | None = None, swap: bool = False) -> float:
+               part: np.ndarray | None = None, swap: bool = False, wide: bool = False) -> float:
         """Submit a request of ``kind`` ("ld", "st", "atom" or "red") at ``t`` (the caller checked
         :meth:`space_at`): the cycle its data is back (a load, an atomic) or L2 has it (a store; ``merged``:
         a store whose bytes an earlier one of its warp carried to L2, which takes the tag stage and no
         more; ``rows``: the DRAM rows of the storing warp's latest load, :meth:`_join`; ``waves``: a load's
         data-array wavefronts, ``l1.data_banks``; ``carried``: the bytes its lanes get, 0: its sectors';
         ``part``: the sectors in which a store writes some 4-byte word in part, :meth:`smsim.mem.l2.L2.write`;
-        ``swap``: an atomic compare-and-swap, :meth:`smsim.mem.l2.L2.atomic`)."""
+        ``swap``: an atomic compare-and-swap, ``wide``: one on 64-bit integers, :meth:`smsim.mem.l2.L2.atomic`)."""
         spec = self.spec
         self._count(kind, space, len(sectors))
         self.block = warp >> 6 if warp >= 0 else -1       # the grid's block whose warp asks (warp: block << 6 | w)
@@ -191,7 +191,7 @@ class L1:
             per_sector = ops if ops is not None else np.ones(len(sectors), np.int64)
             done = self._credited(self.reductions, int(per_sector.sum()) if kind == "red" else 0, tend,
                                   lambda at: self.l2.atomic(sectors, at + spec.hit_latency_cycles, per_sector,
-                                                            kind == "red", floating, whole, swap))
+                                                            kind == "red", floating, whole, swap, wide))
             if spec.atomic_holds_reads:     # the read misses behind it in L2's queue wait until a slice takes it up
                 held = self.l2.atomic_taken - spec.hit_latency_cycles
                 if held > self.port_free:

@@ -60,7 +60,9 @@ Atomics (and reductions) are performed at L2, by the atomic unit of the slice th
 (``slices`` slices, ``slice_bytes`` consecutive bytes each, spread over the slices by a hash). A warp's atomic
 needs, per sector, as many operations as the most lanes naming one address in it
 (:func:`smsim.fast.coalesce.atomic_ops`: lanes on different words are served together, lanes on one word in
-turn); each takes ``atomic_op_cycles`` of its slice's unit, or ``atomic_round_cycles`` where it names every
+turn); each takes ``atomic_op_cycles`` of its slice's unit (``atomic_wide_cycles`` on a 64-bit integer: an
+H200 adds into 1024 int64 bins 1.16x as long an operation as into int32 ones, ``validate_hw.json``'s
+``quiz.hist_i64_1024`` against ``classroom.hist1024_i32``), or ``atomic_round_cycles`` where it names every
 word of the sector (:func:`smsim.fast.coalesce.whole_rounds`: 32 lanes on a line's 32 words, a merge of
 histogram bins), or, for a compare-and-swap, ``cas_round_cycles`` where it names more than one word
 (:func:`smsim.fast.coalesce.multi_rounds`; ``docs/hardware/cas_hw.md``: a swap's two operands a word), after the
@@ -609,12 +611,13 @@ class L2:
                 self.dram.read(np.array([line * spl + k for k in got], np.int64), t)
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
-               whole: np.ndarray | None = None, swap: bool = False) -> float:
+               whole: np.ndarray | None = None, swap: bool = False, wide: bool = False) -> float:
         """A global atomic on ``sectors`` (``ops``: the operations each needs in turn; ``red``: a reduction;
         ``floating``: a float add; ``whole``: how many of each
         sector's operations name every word of it, or, for a compare-and-swap (``swap``), more than one word,
-        each ``cas_round_cycles``; None: none) arriving at ``t``, performed by the slices'
-        atomic units: the cycle its results are back."""
+        each ``cas_round_cycles``; None: none; ``wide``: integer operations on 64-bit words, each
+        ``atomic_wide_cycles``) arriving at ``t``, performed by the slices' atomic units: the cycle its results
+        are back."""
         ready = self._get(sectors, t, False)
         n_ops = int(ops.sum())
         self.atomic_ops += n_ops
@@ -623,7 +626,7 @@ class L2:
         self.sectors_atomic += len(sectors)
         spec = self.spec
         per_chunk = spec.slice_bytes // spec.sector_bytes
-        op = spec.atomic_op_cycles
+        op = spec.atomic_wide_cycles if wide and spec.atomic_wide_cycles else spec.atomic_op_cycles
         rnd = spec.atomic_round_cycles or op            # an operation on every word of a sector
         if swap:                                        # a swap's on several words
             rnd = spec.cas_round_cycles or rnd

@@ -134,11 +134,11 @@ class WriteBackL2(L2):
         return max(done, merged, sent, self._chain(part, max(done, merged))) + spec.hit_latency_cycles
 
     def atomic(self, sectors: np.ndarray, t: float, ops: np.ndarray, red: bool = False, floating: bool = False,
-               whole: np.ndarray | None = None, swap: bool = False) -> float:
+               whole: np.ndarray | None = None, swap: bool = False, wide: bool = False) -> float:
         """An atomic (:meth:`smsim.mem.l2.L2.atomic`), after which the sectors it changed are dirty, whole (L2
         read them for it), and noted as an atomic's: when this SM's share lets such a line go, the device's L2
         (:attr:`device_holds`) decides whether it is written back (:meth:`_write_back`)."""
-        done = super().atomic(sectors, t, ops, red, floating, whole, swap)
+        done = super().atomic(sectors, t, ops, red, floating, whole, swap, wide)
         sb = self.spec.sector_bytes
         self._dirty_bytes(sectors, np.full(len(sectors), sb, np.int64), np.ones(len(sectors), bool))
         self.by_atomic.update(sectors.tolist())
