@@ -64,7 +64,7 @@ def _pinned(size: str = "test", **kw) -> dict:
         if kw.get("compiler") == "smsim" else []
     expected = [(c, size) for c in names]
     assert [(c, size) for c, size, _ in left] == expected
-    assert s["cases"] == 351 - len(expected)
+    assert s["cases"] == 364 - len(expected)
     return s
 
 
@@ -311,9 +311,15 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # 5.0% on them, 15 of 16 within 10%, recitation.norm_rows16 0.85): 4.63%, 91.7%, 6.79%, 95.87%, 92.3%, 99.4%,
     # 0.0996 over 351 cases. Each read opening its DRAM rows alone and a write-back its SM's part of its lines'
     # openings (docs/hardware/block_shape_hw.md; no test-size case moves by 1%): 4.63%, 91.7%, 6.79%, 95.87%,
-    # 92.3%, 99.4%, 0.09961 (0.00002 worse)
+    # 92.3%, 99.4%, 0.09961 (0.00002 worse). With the 13 `quiz` kernels (measured 2026-12-02 after that model,
+    # predicted first: 4.9% on them, 12 of 13 within 10%, quiz.pointer_jump4 1.27: its gathers read 9.3x the
+    # H200's DRAM bytes), 364 cases: 4.64%, 91.8%, 6.90%, 95.92%, 91.5%, 99.5%, 0.1017. An indexed constant load
+    # read one distinct address at a time by the constant cache's port (docs/hardware/const_spread_hw.md;
+    # quiz.lut_const256 0.99 -> 1.01): 4.64%, 91.8%, 6.74%, 95.92%, 91.8%, 99.5%, 0.1005. An integer atomic on a
+    # 64-bit word 1.16x an int32 one (l2.atomic_wide_cycles; quiz.hist_i64_1024 0.99 -> 1.05 here, 0.84 -> 0.97 at
+    # the mid and full sizes): 4.66%, 91.8%, 6.76%, 95.92%, 91.8%, 99.5%, 0.1005
     s = _pinned()
-    _at_least_as_good(s, 4.64, 0.917, 6.79, 0.958, 0.923, 0.994, 0.0997)
+    _at_least_as_good(s, 4.66, 0.917, 6.76, 0.959, 0.917, 0.994, 0.1006)
     # the copy's occupancy curve (issue 12 asks within 10% at every point): 4.88% at worst, 5.23% since the
     # slices write DRAM's fills (its loads wait for them)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.25
@@ -360,10 +366,15 @@ def test_validation_summary_at_the_mid_size_is_pinned():
     -> 0.806, now faster here than conv1d_shared_k15 and rk4_pendulum, which the H200 runs 14-15% faster, and
     tutorial.transpose_8x32 1.043 -> 1.076, now slower than add3d_8x8x4; the variant ratios worse by
     histogram.shared_atomics 0.959 -> 0.989 against its family's first case, 0.96): 4.19%, 92.0%, 5.70%,
-    98.96%, 94.3%, 99.7%, 0.1286, DRAM bytes 2.73%."""
+    98.96%, 94.3%, 99.7%, 0.1286, DRAM bytes 2.73%. With the 13 `quiz` kernels (measured 2026-12-02, predicted
+    first: 11.7% on them, 8 of 13 within 10%: quiz.lut_const256 0.48, a constant table read at each lane's own
+    entry; scan_blelloch512 0.72; hist_i64_1024 0.84), 364 cases: 4.46%, 90.9%, 5.94%, 98.83%, 93.4%, 99.7%,
+    0.1318, DRAM bytes 3.01%. Then the constant cache's port reading an indexed load's distinct addresses one at
+    a time (lut_const256 0.48 -> 0.90) and an int64 atomic costing 1.16x an int32 one (hist_i64_1024 0.84 ->
+    0.97): 4.30%, 91.5%, 5.72%, 98.95%, 93.7%, 99.7%, 0.1304, DRAM bytes 3.01%."""
     s = _pinned("mid")
-    _at_least_as_good(s, 4.19, 0.920, 5.70, 0.989, 0.943, 0.997, 0.1286, size="mid")
-    assert s["dram_bytes_mape_pct"] <= 2.731
+    _at_least_as_good(s, 4.31, 0.914, 5.73, 0.989, 0.936, 0.997, 0.1304, size="mid")
+    assert s["dram_bytes_mape_pct"] <= 3.007
 
 
 @pytest.mark.slow
@@ -460,8 +471,10 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # `recitation` kernels (it compiles all; matvec_cols 0.53 and collatz_steps 0.74 of the H200's time: this
     # compiler's loops shorter than NVVM's): 7.82%, 78.4%, 22.67%, 89.8%, 88.9%, 46.1%, 0.1538 on 343. Each read
     # opening its DRAM rows alone (docs/hardware/block_shape_hw.md): 7.82%, 78.4%, the others within these
-    # pins but the stall distance, 0.153800 -> 0.153801
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.82, 0.784, 22.67, 0.897, 0.889, 0.460, 0.1539)
+    # pins but the stall distance, 0.153800 -> 0.153801. With the 13 `quiz` kernels (it compiles all; 11.1% on
+    # them at this model, scan_blelloch512 1.33, pointer_jump4 1.26, nchw_to_nhwc 0.76) and the constant cache's
+    # port and the int64 atomics' cost: 7.94%, 77.8%, 22.26%, 89.65%, 88.2%, 46.1%, 0.1552 on 356
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.94, 0.778, 22.27, 0.896, 0.882, 0.460, 0.1552)
 
 
 @pytest.mark.slow
@@ -534,7 +547,10 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # warp's waiting write whatever the two loaded: 15.57%, 68.2%, 24.23%, 86.2%, 88.7%, 30.3%, 0.2124
     # (tutorial.transpose_8x32 0.89: one case fewer within 10%). With the 16 `recitation` kernels: 15.62%, 67.6%,
     # 24.44%, 86.0%, 88.6%, 29.7%, 0.2123 on 343
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.63, 0.676, 24.45, 0.860, 0.886, 0.297, 0.2124)
+    # With the 13 `quiz` kernels and the constant cache's port and the int64 atomics' cost (the PTX stream times
+    # an ld.const as the SASS one's LDC: one distinct address at a time): 15.82%, 66.9%, 24.30%, 85.9%, 88.2%,
+    # 29.2%, 0.2145 on 356
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.83, 0.668, 24.31, 0.859, 0.882, 0.292, 0.2146)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
