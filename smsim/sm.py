@@ -27,7 +27,9 @@ global and local memory are coalesced and queued to :class:`~smsim.mem.l1.L1`, t
 registers pending until the data returns (a global store of at most ``l1.merge_sectors`` sectors in
 ``l1.merge_lines`` lines carries to L2 the bytes of the warp's next stores into the same sectors that follow
 it at once, before it is through L1, and those then take L1's tag stage only: :meth:`SM._merge_ahead`); a
-special register's read (``S2R``, ``S2UR``) is back when :class:`~smsim.special.SpecialRegisters` says; a branch
+special register's read (``S2R``, ``S2UR``) is back when :class:`~smsim.special.SpecialRegisters` says; an indexed
+constant load (``LDC R, c[0x3][R]``) when the constant cache's port has read its distinct addresses one at a
+time (:meth:`SM._const_load`), a parameter or constant operand when its line is in the constant cache; a branch
 holds the warp ``branch`` cycles; a barrier holds it until its block's other warps arrive; a fence until its memory
 operations are done; ``exit`` retires it once its stores and reductions have left the SM (``drain``), while
 the kernel's end waits until L2 has taken its stores (:attr:`SM.l2_done`) and performed its reductions
