@@ -671,12 +671,12 @@ class SM:
             if self.shared.full(sub.index, t):
                 w.block_on(t + 1, _MIO)
                 return self.shared.next_free(sub.index)
-        elif space == "const":
+        elif space == "const" and w.info.cost:   # an indexed constant load waits for room in the port's queue
             room = self.const_port.room_at(sub.index, t)
             if room > t:
                 w.block_on(room, _MIO)
                 return room
-        elif space != "param":
+        elif space not in ("param", "const"):
             room = self.l1.space_at(t)
             if room > t:
                 w.block_on(room, _LG)
