@@ -670,7 +670,7 @@ class FakeL2:
 
     atomic_taken = 0.0
 
-    def atomic(self, sectors, t, ops, red=False, floating=False, whole=None, swap=False):
+    def atomic(self, sectors, t, ops, red=False, floating=False, whole=None, swap=False, wide=False):
         self.calls.append(("atomic", list(sectors), t))
         return t + 50.0 + int(ops.sum())
 
