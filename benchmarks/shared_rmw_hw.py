@@ -63,11 +63,13 @@ def k(out, steps, stride, mode, active, bar):
 """
 #: (mode, stride, blocks an SM, active warps a block, barrier a step)
 CASES = ([(m, st, b, 8, 0) for b in (1, 8) for m in range(3) for st in (1, 8, 32)]
-         + [(2, st, b, 1, 1) for b in (1, 8) for st in (1, 32)])
+         + [(2, st, b, 1, 1) for b in (1, 8) for st in (1, 32)]
+         # the second call: the lone warp's row at 2 and 4 blocks an SM, with no barrier, and loading or storing
+         + [(2, 32, 2, 1, 1), (2, 32, 4, 1, 1), (2, 32, 8, 1, 0), (0, 32, 8, 1, 1), (1, 32, 8, 1, 1)])
 
 
 def _name(mode: int, stride: int, blocks: int, active: int, bar: int) -> str:
-    return f"{MODES[mode]}_s{stride}_b{blocks}_{'one' if active == 1 else 'all'}"
+    return f"{MODES[mode]}_s{stride}_b{blocks}_{'all' if active > 1 else 'one' if bar else 'onenb'}"
 
 
 def _kernel(module=None) -> object:
