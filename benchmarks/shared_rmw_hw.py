@@ -13,10 +13,11 @@ the block's other warps wait at the barrier) runs at 0.66 of the H200's time in 
 ``short_scoreboard`` 14-15 warp-cycles an instruction there, smsim 3 and 4, though the shared wavefronts
 (Nsight's count, the same in both) fill only 56% of the H200's cycles. Each kernel here: 256-thread blocks,
 one (8 warps an SM) or eight an SM (64 warps), each lane ``STEPS`` times loads (``ld``, into a dependent
-sum), stores (``st``) or adds one shared word into another (``rmw``: ``s[b] += s[c]``, two loads, an add, a
-store) at ``lane x stride`` words (``stride`` 1, 8, 32: no conflict, 8-way, 32-way), every warp (``all``) or
-only warp 0 with a barrier after each step (``one``: as the scan's deep levels). Timed by ncu, with the
-shared-memory wavefront counters.
+sum), stores (``st``) or adds one shared word into another (``rmw``: ``s[b] += s[c]``, ``b = c + 1``, the word
+the next step loads: two loads, an add, a store; ``rmwfar``: ``b = c + 2048``, in the same banks, which no
+later step loads) at ``lane x stride`` words (``stride`` 1, 8, 32: no conflict, 8-way, 32-way), every warp
+(``all``) or only warp 0 with a barrier after each step (``one``: as the scan's deep levels; ``onenb``: without
+the barrier). Timed by ncu, with the shared-memory wavefront counters.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ import hw_probe  # noqa: E402  (beside this file)
 SMS = 132
 THREADS = 256
 STEPS = 256
-MODES = ("ld", "st", "rmw")
+MODES = ("ld", "st", "rmw", "rmwfar")
 METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__inst_executed.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
@@ -54,8 +55,11 @@ def k(out, steps, stride, mode, active, bar):
                 acc += s[c]
             elif mode == 1:
                 s[c] = acc + np.float32(j)
-            else:
+            elif mode == 2:
                 b = (c + 1) & 4095
+                s[b] += s[c]
+            else:
+                b = (c + 2048) & 4095
                 s[b] += s[c]
         if bar:
             cuda.syncthreads()
@@ -65,7 +69,9 @@ def k(out, steps, stride, mode, active, bar):
 CASES = ([(m, st, b, 8, 0) for b in (1, 8) for m in range(3) for st in (1, 8, 32)]
          + [(2, st, b, 1, 1) for b in (1, 8) for st in (1, 32)]
          # the second call: the lone warp's row at 2 and 4 blocks an SM, with no barrier, and loading or storing
-         + [(2, 32, 2, 1, 1), (2, 32, 4, 1, 1), (2, 32, 8, 1, 0), (0, 32, 8, 1, 1), (1, 32, 8, 1, 1)])
+         + [(2, 32, 2, 1, 1), (2, 32, 4, 1, 1), (2, 32, 8, 1, 0), (0, 32, 8, 1, 1), (1, 32, 8, 1, 1)]
+         # the third: the add into words 2048 away (the same banks), which no later step's load reads
+         + [(3, 32, 8, 1, 1), (3, 32, 8, 1, 0), (3, 32, 4, 1, 1), (3, 32, 8, 8, 0)])
 
 
 def _name(mode: int, stride: int, blocks: int, active: int, bar: int) -> str:
