@@ -30,7 +30,8 @@ class SerialUnit:
     """One unit of the SM that starts a piece of work every ``interval`` cycles, whichever of its
     ``subpartitions`` sub-partitions it came from, in the order they came; the instructions waiting for it hold
     entries of their sub-partition's MIO queue (``queue`` entries each): the uniform special-register unit
-    (:class:`SpecialRegisters`) and the constant cache's port for indexed loads (:class:`smsim.front_end.FrontEnd`)."""
+    (:class:`SpecialRegisters`) and the constant cache's port for indexed loads (``SM.const_port``,
+    :meth:`smsim.sm.SM._const_load`)."""
 
     def __init__(self, interval: float, latency: float, subpartitions: int, queue: int):
         self.interval, self.latency, self.queue = interval, latency, queue
@@ -57,7 +58,6 @@ class SpecialRegisters(SerialUnit):
 
     def __init__(self, spec: SpecialSpec, subpartitions: int, queue: int):
         super().__init__(spec.uniform_interval_cycles, spec.uniform_latency_cycles, subpartitions, queue)
-        self.spec = spec
 
     def read(self, sp: int, t: float) -> float:
         """An ``S2UR`` issued by sub-partition ``sp`` at ``t``: the cycle its result is written."""
