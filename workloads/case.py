@@ -18,7 +18,7 @@ from smsim.case import PtxKernel as _PtxKernel
 FAMILIES = ("vector", "coalescing", "transpose", "matmul", "reduction", "stencil", "histogram", "softmax",
             "microbench", "cuda_c", "calib", "streams", "chains", "ordinary",
             "everyday", "plain", "routine", "course", "lessons", "practice", "drills", "exercises", "seminar",
-            "tutorial", "workshop", "homework", "bootcamp", "classroom", "primer", "recitation", "quiz")
+            "tutorial", "workshop", "homework", "bootcamp", "classroom", "primer", "recitation", "quiz", "midterm")
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
