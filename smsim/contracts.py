@@ -138,6 +138,11 @@ class L2Model(Component, Protocol):
         written back once, by this SM's share where ``writers[i]`` is set (0: another SM's)."""
         ...
 
+    def touched_by_others(self, sectors: np.ndarray) -> None:
+        """Blocks of other SMs that start after this SM's blocks now running touch ``sectors`` (any order): what
+        this SM's stores left written in part there, the device's L2 completes with theirs."""
+        ...
+
 
 class L1Model(Component, Protocol):
     """The SM's L1 and LSU queue (global and local memory), in front of an :class:`L2Model`."""

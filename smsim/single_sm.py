@@ -179,6 +179,7 @@ def build_sm(cfg: Config, launch: Any, recorder: Timeline | None = None, *, bloc
         sm.device = DeviceL2(cfg.l2, cfg.dram.access_bytes, share.busy * the_plan.occupancy.blocks_per_sm, cfg.seed)
         sm.busy = share.busy
         sm.share_writes = l2.written_by_others
+        sm.share_touched = l2.touched_by_others
         sm.release_l2 = l2.released
         sm.share_atomics = getattr(l2, "atomics_by_others", None)
         if hasattr(l2, "device_holds"):

@@ -193,6 +193,9 @@ class SM:
         #: all, 0 where another SM's L2 share writes the sector back), to ``share_writes`` at its dispatch
         self.shared_writes: dict = {}
         self.share_writes: Any = None     # an :meth:`smsim.contracts.L2Model.written_by_others`
+        #: with ``device``: an :meth:`smsim.contracts.L2Model.touched_by_others`, told the sectors of the other
+        #: SMs' blocks as the device's L2 takes them (:meth:`_device_to`)
+        self.share_touched: Any = None
         #: with ``device``: an :meth:`smsim.mem.l2.L2.atomics_by_others` (None: the L2 model has none), told at
         #: each timed block's dispatch what the blocks around it do atomics on; and, per block run ahead on the
         #: interpreter, its atomics' (sectors, lane operations on each) (:func:`isa.trace.global_sectors`)
@@ -508,11 +511,18 @@ class SM:
                 runs.append((sectors, firsts))
             n = m
             if len(blocks) >= per_batch:
-                self.device.touch_others(blocks, runs)
+                self._touch_others(blocks, runs)
                 blocks, runs = [], []
         if blocks:
-            self.device.touch_others(blocks, runs)
+            self._touch_others(blocks, runs)
         self.frontier = max(self.frontier, b)
+
+    def _touch_others(self, blocks: list, runs: list) -> None:
+        """Other SMs' ``blocks``, with ``runs`` (:meth:`smsim.mem.l2.DeviceL2.touch_others`), through the
+        device's L2, and their sectors to this SM's share (:attr:`share_touched`)."""
+        self.device.touch_others(blocks, runs)
+        if self.share_touched is not None:
+            self.share_touched(np.concatenate([s for s, _ in runs]))
 
     def _run_ahead(self, run: list) -> list:
         """Run the blocks ``run`` (none timed) on the interpreter, together, in place of their run in the

@@ -2289,6 +2289,28 @@ def test_a_sector_blocks_of_several_sms_store_into_is_written_back_once_whole_by
     assert l2.completed == 1 and hbm.bytes_read == 32   # line 0's the 8 blocks filled; line 2's read first
 
 
+def test_a_sector_written_in_part_that_later_blocks_of_other_sms_touch_is_completed_by_them_not_read():
+    from smsim.mem.l2_write_back import WriteBackL2
+    hbm = _dram()
+    l2 = WriteBackL2(TINY.l2, 1024, BandwidthQueue(64.0), hbm, seed=0)   # one set of 8 lines of 4 sectors
+    l2.device_holds = lambda sectors: np.zeros(len(sectors), bool)    # the device lets every line go
+    eight = np.array([8])
+    l2.write(_sectors(0), 0.0, eight)                # lines 0 and 1: 8 bytes of a sector each, in part
+    l2.write(_sectors(4), 1.0, eight)
+    assert l2.n_part == 2 and set(l2.part_count) == {0, 1}
+    l2.touched_by_others(np.array([0, 0, 8]))        # later blocks of other SMs touch line 0's sector (twice)
+    assert l2.n_part == 1 and set(l2.part_count) == {1} and 0 in l2.shared_lines
+    l2.write(_sectors(8), 2.0, eight)                # line 2: a sector they touched before this store
+    assert l2.n_part == 1                            # whole as written: theirs complete it
+    for line in range(3, 11):                        # evict lines 0, 1 and 2
+        l2.write(_sectors(4 * line), 10.0 + line, np.array([32]))
+    assert l2.written_back == 3 and l2.completed == 1 and hbm.bytes_read == 32   # only line 1's is read
+    untouched = WriteBackL2(TINY.l2, 1024, BandwidthQueue(64.0), _dram(), seed=0)
+    untouched.write(_sectors(0), 0.0, eight)
+    untouched.touched_by_others(np.array([5, 9]))    # other sectors: line 0's stays in part
+    assert untouched.n_part == 1
+
+
 def test_a_store_that_writes_back_waits_until_hbm_takes_what_it_evicts():
     from smsim.mem.l2_write_back import WriteBackL2
     hbm = _dram(rate=1.0)                            # 1 B a cycle: each 32-byte sector holds the bus 32 cycles

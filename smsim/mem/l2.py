@@ -386,6 +386,9 @@ class L2:
     def written_by_others(self, sectors: np.ndarray, writers: np.ndarray) -> None:
         """Nothing: a write-through L2 sends every store's bytes to DRAM at once, whoever else writes there."""
 
+    def touched_by_others(self, sectors: np.ndarray) -> None:
+        """Nothing: a write-through L2 holds no sector written in part for other SMs' blocks to complete."""
+
     def _from_others(self, miss: np.ndarray, t: float, back: float, count: bool = True) -> tuple:
         """The sectors of ``miss`` that other SMs brought into L2 are hits there, though their data may still
         be on its way: another SM asked DRAM for them when its block started

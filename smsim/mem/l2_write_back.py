@@ -45,6 +45,7 @@ atomics themselves, the slices' merging of partial writes, the DRAM access granu
 """
 from __future__ import annotations
 
+from collections import deque
 from itertools import islice
 from typing import Callable
 
@@ -93,6 +94,10 @@ class WriteBackL2(L2):
         #: of those, the lines this share let go while the device's L2 still held them -> their dirty sectors
         #: (line's sector -> bytes), oldest first: written back once the device lets them go (:meth:`_flush`)
         self.deferred: dict = {}
+        #: the sectors other SMs' blocks touch, as the device's run-ahead tells them (:meth:`touched_by_others`):
+        #: sorted arrays, oldest first, :attr:`n_ahead` sectors in all
+        self.ahead: deque = deque()
+        self.n_ahead = 0
         start = residue_sectors(spec, self.size_bytes)
         if len(start):                    # dirty when the kernel starts: the oldest lines, first to go
             spl = self.cache.sectors_per_line
@@ -126,6 +131,17 @@ class WriteBackL2(L2):
                 forget_oldest(self.shared_lines, self.others_limit)
         if self.deferred:
             self._restore(sectors)
+        if self.ahead:                    # in part, but other SMs' blocks complete them (touched_by_others)
+            short = ~whole & (written < sb)
+            if short.any():
+                later = np.zeros(len(sectors), bool)
+                later[short] = self._touched_ahead(sectors[short])
+                if later.any():
+                    whole = whole | later
+                    if self.device_holds is not None:
+                        spl = self.cache.sectors_per_line
+                        self.shared_lines.update(dict.fromkeys((sectors[later] // spl).tolist()))
+                        forget_oldest(self.shared_lines, self.others_limit)
         merged = self._merge_partial(sectors, written, held, done, narrow)
         sent = self._fill(sectors, done, t)
         self._dirty_bytes(sectors, written, whole)
@@ -219,6 +235,61 @@ class WriteBackL2(L2):
         between eight blocks, and nothing is read from DRAM to complete it)."""
         self.writers.update(zip(sectors.tolist(), writers.tolist()))
         forget_oldest(self.writers, self.others_limit)
+
+    def touched_by_others(self, sectors: np.ndarray) -> None:
+        """Sectors blocks of other SMs touch (any order, repeated), blocks that start after this
+        SM's now running (the device's run-ahead, :meth:`smsim.sm.SM._device_to`, which runs ahead of this
+        SM's stores): a sector this share's stores write, or wrote, only in part that they touch is the
+        device's, completed in its L2 by their stores (or by the DRAM fill of their read, which is theirs),
+        not read from DRAM by this share: a byte image transposed naively, a column's sector holding four
+        blocks' bytes 128 blocks apart on four SMs, which the H200 completes without a read and keeps dirty,
+        16 MB, to the kernel's end; a bit-reversal scatter, whose sectors' eight words come from blocks all
+        over the grid, read nothing either, its 4 MB output in L2. Those this share holds in part now are
+        whole from now on (:meth:`_whole_now`); the sectors are remembered (:attr:`ahead`, as many as
+        :attr:`others_limit`) for the stores still to come (:meth:`write`). Left out: how many of the
+        device's lines are in part at once (``partial_lines`` counts this share's own; a scatter into an
+        array L2 does not hold completes some of them from DRAM, as the H200 does)."""
+        if not len(sectors):
+            return
+        touched = np.unique(sectors)
+        self.ahead.append(touched)
+        self.n_ahead += len(touched)
+        while self.n_ahead - len(self.ahead[0]) >= self.others_limit:
+            self.n_ahead -= len(self.ahead.popleft())
+        if self.part_count:
+            spl = self.cache.sectors_per_line
+            mine = np.fromiter(self.part_count, np.int64, len(self.part_count))
+            self._whole_now(touched[np.isin(touched // spl, mine)])
+
+    def _touched_ahead(self, sectors: np.ndarray) -> np.ndarray:
+        """Which of ``sectors`` blocks of other SMs touch, as the device's run-ahead told (:attr:`ahead`)."""
+        found = np.zeros(len(sectors), bool)
+        for seen in self.ahead:
+            at = np.searchsorted(seen, sectors).clip(0, len(seen) - 1)
+            found |= seen[at] == sectors
+        return found
+
+    def _whole_now(self, sectors: np.ndarray) -> None:
+        """``sectors``, which other SMs' blocks touch (:meth:`touched_by_others`): those dirty in this share with
+        only its stores' bytes are whole from now on, and their lines the device's (:attr:`shared_lines`)."""
+        spl, sb, filled = self.cache.sectors_per_line, self.spec.sector_bytes, self.filled
+        for s in sectors.tolist():
+            ln, k = divmod(s, spl)
+            line = self.dirty.get(ln)
+            if line is None or k not in line or line[k] * (filled.get(s, 1) if filled else 1) >= sb:
+                continue
+            line[k] = sb
+            filled.pop(s, None)
+            self.n_part -= 1
+            left = self.part_count[ln] - 1
+            if left:
+                self.part_count[ln] = left
+            else:
+                del self.part_count[ln]
+                self.partial_lines.pop(ln, None)
+            if self.device_holds is not None:
+                self.shared_lines[ln] = None
+        forget_oldest(self.shared_lines, self.others_limit)
 
     def _sharers(self, sectors: np.ndarray) -> np.ndarray:
         """How many blocks store into each of ``sectors`` at the same point of their code, this SM's among them
