@@ -64,7 +64,7 @@ def _pinned(size: str = "test", **kw) -> dict:
         if kw.get("compiler") == "smsim" else []
     expected = [(c, size) for c in names]
     assert [(c, size) for c, size, _ in left] == expected
-    assert s["cases"] == 364 - len(expected)
+    assert s["cases"] == 376 - len(expected)
     return s
 
 
@@ -317,9 +317,14 @@ def test_validation_summary_on_the_h200_data_is_pinned():
     # read one distinct address at a time by the constant cache's port (docs/hardware/const_spread_hw.md;
     # quiz.lut_const256 0.99 -> 1.01): 4.64%, 91.8%, 6.74%, 95.92%, 91.8%, 99.5%, 0.1005. An integer atomic on a
     # 64-bit word 1.16x an int32 one (l2.atomic_wide_cycles; quiz.hist_i64_1024 0.99 -> 1.05 here, 0.84 -> 0.97 at
-    # the mid and full sizes): 4.66%, 91.8%, 6.76%, 95.92%, 91.8%, 99.5%, 0.1005
+    # the mid and full sizes): 4.66%, 91.8%, 6.76%, 95.92%, 91.8%, 99.5%, 0.1005. A sector written in part that
+    # later blocks of other SMs touch completed by them in the device's L2 (WriteBackL2.touched_by_others; no
+    # test-size case moves by 0.1%): 4.66%, 91.8%, 6.76%, 95.92%, 91.8%, 99.5%, 0.1005. With the 12 `midterm`
+    # kernels (measured 2026-12-02 after that model, predicted first: 5.8% on them, 10 of 12 within 10%,
+    # midterm.atomic_colsum 1.16, scan_kogge256 1.12), 376 cases: 4.69%, 91.5%, 6.99%, 95.80%, 92.0%, 99.5%,
+    # 0.1004 (worse than over 364 because the new family is harder here, not because the model regressed)
     s = _pinned()
-    _at_least_as_good(s, 4.66, 0.917, 6.76, 0.959, 0.917, 0.994, 0.1006)
+    _at_least_as_good(s, 4.70, 0.914, 7.00, 0.958, 0.920, 0.994, 0.1004)
     # the copy's occupancy curve (issue 12 asks within 10% at every point): 4.88% at worst, 5.23% since the
     # slices write DRAM's fills (its loads wait for them)
     assert s["occupancy_curve_max_error_pct"]["test"] <= 5.25
@@ -371,10 +376,15 @@ def test_validation_summary_at_the_mid_size_is_pinned():
     entry; scan_blelloch512 0.72; hist_i64_1024 0.84), 364 cases: 4.46%, 90.9%, 5.94%, 98.83%, 93.4%, 99.7%,
     0.1318, DRAM bytes 3.01%. Then the constant cache's port reading an indexed load's distinct addresses one at
     a time (lut_const256 0.48 -> 0.90) and an int64 atomic costing 1.16x an int32 one (hist_i64_1024 0.84 ->
-    0.97): 4.30%, 91.5%, 5.72%, 98.95%, 93.7%, 99.7%, 0.1304, DRAM bytes 3.01%."""
+    0.97): 4.30%, 91.5%, 5.72%, 98.95%, 93.7%, 99.7%, 0.1304, DRAM bytes 3.01%. Then a sector written in part
+    that later blocks of other SMs touch completed by them in the device's L2 (WriteBackL2.touched_by_others;
+    drills.bitrev_scatter's DRAM reads the H200's, 1.162 -> 1.134; streams.store_scatter's 1.04x -> 0.88x):
+    4.29%, 91.5%, 5.65%, 98.98%, 93.7%, 99.7%, 0.1304, DRAM bytes 2.80%. With the 12 `midterm` kernels
+    (measured 2026-12-02, predicted first: 4.1% on them, 11 of 12 within 10%, midterm.jacobi_8x32 0.89), 376
+    cases: 4.28%, 91.5%, 5.57%, 99.01%, 93.6%, 99.7%, 0.1293, DRAM bytes 2.71%."""
     s = _pinned("mid")
-    _at_least_as_good(s, 4.31, 0.914, 5.73, 0.989, 0.936, 0.997, 0.1304, size="mid")
-    assert s["dram_bytes_mape_pct"] <= 3.007
+    _at_least_as_good(s, 4.29, 0.914, 5.57, 0.990, 0.936, 0.997, 0.1294, size="mid")
+    assert s["dram_bytes_mape_pct"] <= 2.714
 
 
 @pytest.mark.slow
@@ -474,7 +484,9 @@ def test_validation_summary_with_smsims_compiler_is_pinned():
     # pins but the stall distance, 0.153800 -> 0.153801. With the 13 `quiz` kernels (it compiles all; 11.1% on
     # them at this model, scan_blelloch512 1.33, pointer_jump4 1.26, nchw_to_nhwc 0.76) and the constant cache's
     # port and the int64 atomics' cost: 7.94%, 77.8%, 22.26%, 89.65%, 88.2%, 46.1%, 0.1552 on 356
-    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.94, 0.778, 22.27, 0.896, 0.882, 0.460, 0.1552)
+    # with the 12 `midterm` kernels and the sectors later blocks of other SMs complete (above), 368 cases (this
+    # compiler compiles all of them): 7.99%, 76.9%, 22.09%, 89.49%, 88.6%, 45.9%, 0.1556
+    _at_least_as_good(_pinned(compiler="smsim", stream="sass"), 7.99, 0.769, 22.10, 0.894, 0.885, 0.459, 0.1557)
 
 
 @pytest.mark.slow
@@ -549,8 +561,9 @@ def test_validation_summary_of_the_ptx_stream_is_pinned():
     # 24.44%, 86.0%, 88.6%, 29.7%, 0.2123 on 343
     # With the 13 `quiz` kernels and the constant cache's port and the int64 atomics' cost (the PTX stream times
     # an ld.const as the SASS one's LDC: one distinct address at a time): 15.82%, 66.9%, 24.30%, 85.9%, 88.2%,
-    # 29.2%, 0.2145 on 356
-    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 15.83, 0.668, 24.31, 0.859, 0.882, 0.292, 0.2146)
+    # 29.2%, 0.2145 on 356. With the 12 `midterm` kernels and the sectors later blocks of other SMs complete:
+    # 16.17%, 65.8%, 24.23%, 85.75%, 88.6%, 28.5%, 0.2158 on 368
+    _at_least_as_good(_pinned(compiler="smsim", stream="ptx"), 16.17, 0.657, 24.24, 0.857, 0.885, 0.285, 0.2158)
 
 
 def test_a_case_the_compiler_cannot_compile_is_left_out_and_named(capsys):
