@@ -164,9 +164,23 @@ def available() -> bool:
     return tools() is not None
 
 
-def cache_dir() -> Path:
+def cache_dir(kind: str = "sass") -> Path:
+    """Where smsim keeps what it derived once (``kind``: ``"sass"`` listings, ``"numba"`` PTX):
+    ``$SMSIM_CACHE/kind`` or ``~/.cache/smsim/kind``."""
     root = os.environ.get("SMSIM_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "smsim")
-    return Path(root) / "sass"
+    return Path(root) / kind
+
+
+def store(path: Path, text: str) -> None:
+    """Write ``text`` to the cache file ``path`` whole or not at all (processes running side by side, as
+    pytest-xdist's workers do, read either the old file or the new one); a read-only home keeps nothing."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_suffix(f".{os.getpid()}.tmp")
+        part.write_text(text)
+        part.replace(path)
+    except OSError:
+        pass
 
 
 def listing(ptx: str) -> str:
@@ -192,13 +206,7 @@ def listing(ptx: str) -> str:
         text = _tool([nvdisasm, "-g", "-hex", cubin], "nvdisasm")
         if used:
             text = f"// smsim: ptxas used {used.group(1)} registers\n" + text
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        part = cached.with_suffix(f".{os.getpid()}.tmp")
-        part.write_text(text)
-        part.replace(cached)
-    except OSError:
-        pass                                  # a read-only home: no cache, still a result
+    store(cached, text)
     return text
 
 

@@ -20,7 +20,10 @@ where it would change the code (``softmax.warp_shuffle``), the kernel is compile
 instructions have no Python lines. Without nvJitLink (or where it fails) the kernel is compiled by
 ``compile_ptx`` for ``sm_90``, and :attr:`isa.Kernel.origin` says so. The mangled entry name is replaced by
 the function's own name throughout the text (the parameters become ``<name>_param_<i>``), :func:`isa.parse`
-reads it and the :class:`isa.Kernel` is cached in memory per (function, signature).
+reads it and the :class:`isa.Kernel` is cached in memory per (function, signature). The PTX is also kept on
+disk beside the SASS listings (:func:`_compile_cached`, ``$SMSIM_CACHE/numba``), keyed by a digest of the
+kernel's code and of every value it reads (:func:`_fingerprint`), the signature and the tools' versions, so a
+kernel numba compiled once, in any process, is not compiled again.
 
 numba's kernel ABI passes an array as ``5 + 2 * ndim`` parameters: meminfo, parent, nitems, itemsize, the
 data pointer, the shape and the strides in bytes (all ``.u64``); scalars as their own type (booleans and
@@ -31,8 +34,13 @@ strides are those of the C-ordered copy the interpreter places in device memory.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
+import importlib.metadata
 import importlib.util
+import json
 import re
+import sys
 import types
 import warnings
 from typing import Any, Callable, Iterator, Sequence
@@ -145,11 +153,139 @@ def compile_kernel(kernel: Any, args: Sequence[Any]) -> tuple[isa.Kernel, Callab
         nparams = py.__code__.co_argcount
         if nparams != len(sig):
             raise KernelError(f"invalid launch: {py.__name__} takes {nparams} argument(s), got {len(sig)}")
-        ptx, origin = _compile(kernel, sig)
+        ptx, origin = _compile_cached(kernel, sig)
         compiled = _parse(ptx, py.__name__)
         compiled.origin = origin
         _compiled[key] = (compiled, _flattener(sig, compiled))
     return _compiled[key]
+
+
+def _compile_cached(kernel: Any, sig: tuple) -> tuple[str, str]:
+    """:func:`_compile`'s ``(PTX, origin)``, from the disk cache (``$SMSIM_CACHE/numba``, beside the SASS
+    listings) when the same kernel was compiled for the same signature by the same tools before: numba-cuda
+    takes a third of a second a kernel, most of a small launch's time and of ``smsim validate``'s at the test
+    size. The key (:func:`_fingerprint`) is everything the PTX depends on; a kernel it cannot vouch for (a
+    global of a kind it does not know) is compiled every time."""
+    print_key = _fingerprint(getattr(kernel, "py_func", kernel))
+    if print_key is None:
+        return _compile(kernel, sig)
+    from isa import sass
+    key = hashlib.sha256("\n".join([print_key, repr(tuple(str(t) for t in sig)), _tools_key(),
+                                    str(sass.available())]).encode())
+    path = sass.cache_dir("numba") / f"{key.hexdigest()[:32]}.json"
+    try:
+        entry = json.loads(path.read_text())
+        return entry["ptx"], entry["origin"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    ptx, origin = _compile(kernel, sig)
+    sass.store(path, json.dumps({"ptx": ptx, "origin": origin}))
+    return ptx, origin
+
+
+@functools.lru_cache(maxsize=1)
+def _tools_key() -> str:
+    """What else makes the PTX: this module (the conversion and the link-time path), Python's release (the
+    bytecode), the versions of numba, numba-cuda and the CUDA wheels (with whether ptxas is found, which
+    decides between the PTX with and without line information, :func:`_same_code`, the key's last part)."""
+    from pathlib import Path
+    parts = [hashlib.sha256(Path(__file__).read_bytes()).hexdigest(), sys.version, repr(CC)]
+    for dist in ("numba", "numba-cuda", "cuda-core", "cuda-bindings", "nvidia-nvjitlink-cu12", "nvidia-nvjitlink",
+                 "nvidia-cuda-nvcc-cu12", "nvidia-cuda-nvcc", "nvidia-cuda-nvrtc-cu12", "nvidia-cuda-nvrtc"):
+        try:
+            parts.append(f"{dist}={importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            parts.append(f"{dist}=-")
+    return "\n".join(parts)
+
+
+#: modules whose functions and values a kernel's PTX depends on only through the versions in :func:`_tools_key`
+_LIBRARIES = ("numpy", "numba", "numba_cuda", "math", "cmath", "operator", "builtins", "smsim.cuda", "llvmlite")
+
+
+def _fingerprint(py: Any) -> str | None:
+    """A digest of everything of ``py`` (a kernel's Python function) that its PTX depends on: its code
+    (bytecode, constants, names, file and lines, which the PTX's line records carry) and that of the
+    functions it calls, recursively; the values of the globals and closure cells it reads (numbers, strings,
+    arrays, dtypes, tuples of them, module attributes it names); None where it reads a value of another kind,
+    which the key could not vouch for."""
+    h = hashlib.sha256()
+    return h.hexdigest() if _feed_function(h, py, set()) else None
+
+
+def _feed_function(h: Any, fn: Any, seen: set) -> bool:
+    if id(fn) in seen:
+        return True
+    seen.add(id(fn))
+    code = fn.__code__
+    names = _names(code)
+    _feed_code(h, code)
+    if not _feed_value(h, fn.__defaults__, seen, names):
+        return False
+    for name in sorted(names):
+        h.update(f"global {name}:".encode())
+        if name in fn.__globals__ and not _feed_value(h, fn.__globals__[name], seen, names):
+            return False
+    for cell in fn.__closure__ or ():
+        h.update(b"cell:")
+        try:
+            value = cell.cell_contents
+        except ValueError:                    # an empty cell
+            continue
+        if not _feed_value(h, value, seen, names):
+            return False
+    return True
+
+
+def _feed_code(h: Any, code: types.CodeType) -> None:
+    h.update(code.co_code)
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_filename,
+                   code.co_firstlineno, code.co_argcount)).encode())
+    h.update(bytes(getattr(code, "co_linetable", None) or code.co_lnotab))
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _feed_code(h, c)
+        else:
+            h.update(f"{type(c).__name__}:{c!r};".encode())
+
+
+def _feed_value(h: Any, v: Any, seen: set, names: set) -> bool:
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes, np.generic)):
+        h.update(f"{type(v).__name__}:{v!r};".encode())
+        return True
+    if isinstance(v, (tuple, list, frozenset)):
+        h.update(f"{type(v).__name__}[{len(v)}]".encode())
+        return all(_feed_value(h, x, seen, names) for x in (sorted(v, key=repr) if isinstance(v, frozenset) else v))
+    if isinstance(v, np.ndarray):
+        h.update(f"array {v.dtype.str} {v.shape}:".encode())
+        h.update(hashlib.sha256(np.ascontiguousarray(v).tobytes()).digest())
+        return True
+    if isinstance(v, (np.dtype, type)):
+        h.update(f"type {v!r}".encode())
+        return True
+    if isinstance(v, types.ModuleType):
+        h.update(f"module {v.__name__}".encode())
+        if v.__name__.split(".")[0] in _LIBRARIES or v.__name__ in _LIBRARIES or id(v) in seen:
+            return True
+        seen.add(id(v))
+        for name in sorted(names):            # what the kernel reads as module.name
+            if hasattr(v, name):
+                h.update(f"attr {name}:".encode())
+                if not _feed_value(h, getattr(v, name), seen, names):
+                    return False
+        return True
+    py = getattr(v, "py_func", None)          # an smsim or numba dispatcher (a device function): its function
+    if py is not None and isinstance(py, types.FunctionType):
+        h.update(f"dispatcher {type(v).__qualname__} device={getattr(v, 'device', None)!r}".encode())
+        return _feed_function(h, py, seen)
+    module = getattr(v, "__module__", None) or ""
+    if module.split(".")[0] in _LIBRARIES or module in _LIBRARIES or isinstance(v, types.BuiltinFunctionType):
+        h.update(f"library {module}.{getattr(v, '__qualname__', type(v).__qualname__)}".encode())
+        return True
+    if isinstance(v, types.FunctionType):
+        h.update(b"function")
+        return _feed_function(h, v, seen)
+    return False
 
 
 def compile_ptx(kernel: Any, sig: tuple) -> str:

@@ -12,6 +12,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -265,10 +266,75 @@ def _axpy_plain(out, x, a):
         out[i] = a * x[i] - out[i]
 
 
-def test_without_nvjitlink_numba_code_is_compile_ptx_s_and_says_so(monkeypatch) -> None:
+def test_without_nvjitlink_numba_code_is_compile_ptx_s_and_says_so(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("SMSIM_CACHE", str(tmp_path))       # the stand-in's PTX stays out of the real cache
     monkeypatch.setattr(numba_front, "_lto_ptx", lambda *a: None)
     x = np.arange(64, dtype=np.float32)
     out = np.ones(64, np.float32)
     res = smsim.launch(_axpy_plain, 1, 64, (out, x, 2.0), timing=False, compiler="numba")
     assert res.kernel.origin == "numba-cuda's code, not link-time optimized (no nvJitLink)"
     assert np.array_equal(out, 2.0 * x - 1.0)
+
+
+_GAIN = 3.0
+
+
+@cuda.jit
+def _gain(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i] * _GAIN
+
+
+def _offset_kernel(k):
+    @cuda.jit
+    def add(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] + k
+    return add
+
+
+class _Opaque:
+    value = 1.0
+
+
+_OPAQUE = _Opaque()
+
+
+@cuda.jit
+def _reads_opaque(out):
+    out[0] = _OPAQUE.value
+
+
+def test_numbas_ptx_is_cached_on_disk_per_kernel_and_signature(tmp_path, monkeypatch) -> None:
+    """A kernel compiled once is read back from ``$SMSIM_CACHE/numba`` (as another process would) without
+    numba-cuda; the same PTX, and the same outputs."""
+    monkeypatch.setenv("SMSIM_CACHE", str(tmp_path))
+    x = np.arange(100, dtype=np.float32)
+    sig = numba_front.signature_of((np.zeros_like(x), x))
+    first = numba_front._compile_cached(_gain, sig)
+    assert len(list((tmp_path / "numba").glob("*.json"))) == 1
+    calls = []
+    monkeypatch.setattr(numba_front, "_compile", lambda *a: calls.append(a) or ("", ""))
+    assert numba_front._compile_cached(_gain, sig) == first and calls == []
+    # another signature is another entry: compiled (here by the stand-in)
+    numba_front._compile_cached(_gain, numba_front.signature_of((np.zeros(3), np.zeros(3))))
+    assert len(calls) == 1
+    # a damaged entry is compiled again, not trusted
+    for f in (tmp_path / "numba").glob("*.json"):
+        f.write_text("{not json")
+    numba_front._compile_cached(_gain, sig)
+    assert len(calls) == 2
+
+
+def test_the_cache_key_follows_the_globals_and_closures_a_kernel_reads(monkeypatch) -> None:
+    """What the PTX depends on changes the key: a global constant the kernel reads, a closure's value; a
+    value of a kind the key cannot vouch for (an object's attribute) leaves the kernel uncached."""
+    before = numba_front._fingerprint(_gain.py_func)
+    monkeypatch.setattr(sys.modules[__name__], "_GAIN", 4.0)
+    assert numba_front._fingerprint(_gain.py_func) != before
+    one, two, one_again = _offset_kernel(1.0), _offset_kernel(2.0), _offset_kernel(1.0)
+    assert numba_front._fingerprint(one.py_func) != numba_front._fingerprint(two.py_func)
+    assert numba_front._fingerprint(one.py_func) == numba_front._fingerprint(one_again.py_func)
+    assert numba_front._fingerprint(_reads_opaque.py_func) is None
