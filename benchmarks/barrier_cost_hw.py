@@ -32,13 +32,7 @@ SMS = 132
 STEPS = 256
 WORDS = 1024
 MODES = ("ld", "rmw", "fma", "none")
-METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__inst_executed.sum",
-           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-           "smsp__average_warp_latency_issue_stalled_mio_throttle.ratio",
-           "smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio",
-           "smsp__average_warp_latency_issue_stalled_barrier.ratio",
-           "smsp__average_warp_latency_issue_stalled_membar.ratio")
+METRICS = hw_probe.SHARED_PIPE_METRICS + ("smsp__average_warp_latency_issue_stalled_membar.ratio",)
 SOURCE = """
 def k(out, steps, stride, mode, active, bar):
     s = cuda.shared.array(1024, np.float32)

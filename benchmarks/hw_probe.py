@@ -178,6 +178,14 @@ def ncu_rows(ncu: str, script: str, metrics: Sequence[str], cases: int) -> list:
 
 
 #: the warp stall reasons a probe records (``smsp__average_warps_issue_stalled_<reason>_per_issue_active``)
+#: what a probe of the shared-memory pipe reads: time, instructions, the data stage's wavefronts and the stalls
+#: that wait on it
+SHARED_PIPE_METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__inst_executed.sum",
+                       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                       "smsp__average_warp_latency_issue_stalled_mio_throttle.ratio",
+                       "smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio",
+                       "smsp__average_warp_latency_issue_stalled_barrier.ratio")
 STALLS = ("drain", "lg_throttle", "long_scoreboard", "short_scoreboard", "mio_throttle", "wait", "selected",
           "not_selected", "membar", "no_instruction", "imc_miss", "barrier", "math_pipe_throttle", "dispatch_stall")
 

@@ -1,8 +1,8 @@
 """Midterm kernels: a nineteenth out-of-sample check of the timing model, written after ``quiz``.
 
 What the family is for: like ``quiz`` before it, these kernels were written after every model change of their
-day had landed (2026-12-02, the model of ``415d805``, as of ``2b50235``), with smsim's predictions written down before the H200
-ran them (``docs/hardware/midterm_predicted.json``), and compared before anything changed for them
+day had landed (2026-12-02, the model of ``415d805``, as of ``2b50235``), with smsim's predictions written
+down before the H200 ran them (``docs/hardware/midterm_predicted.json``), and compared before anything changed for them
 (``docs/timing_model.md``). They are what a course's midterm asks for, in patterns no family used before: a
 radix-2 FFT butterfly stage on split complex arrays with its twiddles by ``sincos``, a Jacobi sweep in tall
 8x32 blocks, a colour-space conversion with branches per pixel, an integer random-number loop, a float64
