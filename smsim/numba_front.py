@@ -11,7 +11,8 @@ the kernel smsim's own compiler would). :func:`signature_of` types the launch ar
 numba-cuda then compiles it on the CPU (no GPU or driver needed: device functions, which numba would compile
 for the current device, are compiled for the same target), with line information so that each instruction
 keeps its Python line, the way it does for a launch on an H100/H200: NVVM makes LTO-IR for ``compute_90a``
-and nvJitLink optimizes it at link time (:func:`_lto_ptx`; here it writes the linked PTX rather than a
+(with that of the CUDA C++ the kernel calls into, which NVRTC compiles: numba's float16 operators) and
+nvJitLink optimizes it at link time (:func:`_lto_ptx`; here it writes the linked PTX rather than a
 cubin). That PTX is not the one ``numba.cuda.compile_ptx`` shows: link-time optimization schedules and
 unrolls differently, and ptxas makes of it, instruction for instruction, the SASS the H200 ran (all 161
 Python workload kernels, ``docs/hardware/numba_code_hw.md``; the plain PTX gave ``plain.stencil3d7`` one
@@ -331,17 +332,25 @@ def _lto_ptx(ncuda: Any, py: Any, sig: tuple) -> tuple[str, bool] | None:
     kernels (``softmax.warp_shuffle``) its debug records change what link-time optimization makes. None where
     linking fails (no nvJitLink: cuda.core's Linker falls back to the driver, which writes no PTX)."""
     def link(lineinfo: bool) -> str:
-        ltoir, _ = ncuda.compile(py, sig, device=False, abi="numba", output="ltoir", cc=CC + ("a",),
-                                 lineinfo=lineinfo)
+        # the kernel and the libraries it calls into (numba's float16 operators are CUDA C++, which NVRTC
+        # compiles to LTO-IR too), as a launch links them
+        codes, _ = ncuda.compile_all(py, sig, device=False, abi="numba", output="ltoir", cc=CC + ("a",),
+                                     lineinfo=lineinfo)
+        objects = [c if isinstance(c, ObjectCode) else ObjectCode.from_ltoir(bytes(c), name=f"{py.__name__}_{i}")
+                   for i, c in enumerate(codes)]
         options = LinkerOptions(arch="sm_90a", link_time_optimization=True, ptx=True, lineinfo=lineinfo)
-        code = Linker(ObjectCode.from_ltoir(ltoir, name=py.__name__), options=options).link("ptx").code
+        code = Linker(*objects, options=options).link("ptx").code
         return (code.decode() if isinstance(code, bytes) else str(code)).strip("\x00").strip()
 
     try:
         from cuda.core import Linker, LinkerOptions, ObjectCode
-        with_lines, without = link(True), link(False)
+        without = link(False)
     except Exception:
         return None
+    try:
+        with_lines = link(True)
+    except Exception:     # NVRTC's float16 library and the kernel disagree on their debug records' version
+        return without, False
     return (with_lines, True) if _same_code(with_lines, without) else (without, False)
 
 

@@ -338,3 +338,40 @@ def test_the_cache_key_follows_the_globals_and_closures_a_kernel_reads(monkeypat
     assert numba_front._fingerprint(one.py_func) != numba_front._fingerprint(two.py_func)
     assert numba_front._fingerprint(one.py_func) == numba_front._fingerprint(one_again.py_func)
     assert numba_front._fingerprint(_reads_opaque.py_func) is None
+
+
+@cuda.jit
+def _half_to_float(a, o):
+    i = cuda.grid(1)
+    if i < a.size:
+        o[i] = np.float32(a[i]) * 2
+
+
+@cuda.jit
+def _float_to_half(a, o):
+    i = cuda.grid(1)
+    if i < a.size:
+        o[i] = np.float16(a[i] * 2)
+
+
+@cuda.jit
+def _half_product(a, o):
+    i = cuda.grid(1)
+    if i < a.size:
+        o[i] = a[i] * a[i]
+
+
+def test_float16_arrays_convert_and_half_arithmetic_is_named() -> None:
+    """float16 arrays read into float32 and float32 stored as float16 run; arithmetic on halves, which numba
+    calls CUDA C++ operators for (linked, as a launch links them, from NVRTC's LTO-IR), reaches the
+    interpreter as ``mul.f16``, which it does not run: an error that names it, not an unresolved call."""
+    h = (np.arange(256) / 64).astype(np.float16)
+    out = np.zeros(256, np.float32)
+    smsim.launch(_half_to_float, 2, 128, (h, out), timing=False, compiler="numba")
+    assert np.array_equal(out, h.astype(np.float32) * 2)
+    x = np.linspace(0, 3, 256).astype(np.float32)
+    half = np.zeros(256, np.float16)
+    smsim.launch(_float_to_half, 2, 128, (x, half), timing=False, compiler="numba")
+    assert np.array_equal(half, (x * 2).astype(np.float16))
+    with pytest.raises(isa.errors.CompileError, match=r"mul\.f16.*not supported"):
+        smsim.launch(_half_product, 2, 128, (h, np.zeros(256, np.float16)), timing=False, compiler="numba")
