@@ -428,6 +428,8 @@ class _Body:
             p.next()
             if t.text == "_" or t.text in self.regs:
                 return Reg(t.text)
+            if t.text == "WARP_SZ":           # PTX's constant for the warp size (numba's cuda.warpsize)
+                return Imm(32, "WARP_SZ")
             return Sym(t.text)
         return self.immediate()
 

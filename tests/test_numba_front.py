@@ -375,3 +375,17 @@ def test_float16_arrays_convert_and_half_arithmetic_is_named() -> None:
     assert np.array_equal(half, (x * 2).astype(np.float16))
     with pytest.raises(isa.errors.CompileError, match=r"mul\.f16.*not supported"):
         smsim.launch(_half_product, 2, 128, (h, np.zeros(256, np.float16)), timing=False, compiler="numba")
+
+
+@cuda.jit
+def _warps_of(out):
+    i = cuda.grid(1)
+    out[i] = i // cuda.warpsize * 100 + cuda.laneid
+
+
+@pytest.mark.parametrize("compiler", ["numba", "smsim"])
+def test_warpsize_is_ptxs_warp_sz_constant(compiler: str) -> None:
+    """numba spells ``cuda.warpsize`` as PTX's ``WARP_SZ`` operand, which reads 32 (it was an unknown symbol)."""
+    out = np.zeros(96, np.int64)
+    smsim.launch(_warps_of, 1, 96, (out,), config="h200", compiler=compiler)
+    assert np.array_equal(out, np.arange(96) // 32 * 100 + np.arange(96) % 32)
