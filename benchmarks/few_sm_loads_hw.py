@@ -5,6 +5,7 @@ Run on the device machine, from the repository root (python3 with numba-cuda and
     PYTHONPATH=. python3 benchmarks/few_sm_loads_hw.py --out $OUT/few_sm_loads_hw.json
 
 and beside smsim, on any machine: ``python benchmarks/few_sm_loads_hw.py --sim docs/hardware/few_sm_loads_hw.json``.
+``FEW_SM_LINES=1`` runs :data:`LINE_CASES` instead (``few_sm_lines_hw.json``).
 
 Why: at the validation's test size (32 K elements) kernels whose few warps each loop over a row of lines
 (``seminar.row_sum_warp``: 4 blocks of 8 warps, a warp a 4 KB row, ptxas's four loads in flight a warp;
@@ -25,6 +26,7 @@ so every line comes from DRAM once.
 """
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
 
@@ -49,12 +51,20 @@ def k(a, out, lines, pattern, chain, zero):
     out[t] = acc
 """
 PATTERNS = ("row", "stride")
-#: (pattern, chain, blocks, threads)
-CASES = [(p, c, b, t) for p in (0, 1) for c in (1, 0) for b in (1, 4, 16, 132) for t in (32, 256)]
+#: (pattern, chain, blocks, threads, lines a warp)
+CASES = [(p, c, b, t, LINES) for p in (0, 1) for c in (1, 0) for b in (1, 4, 16, 132) for t in (32, 256)]
+#: the same loops 8-128 lines long (with ``FEW_SM_LINES=1`` in the environment, which ncu's child run inherits):
+#: what does not grow with the lines (a start-up cost) and what does
+LINE_CASES = [(p, c, b, 256, n) for (p, c, b) in ((0, 0, 4), (0, 1, 4), (1, 0, 132)) for n in (8, 16, 32, 64, 128)]
 
 
-def _name(pattern: int, chain: int, blocks: int, threads: int) -> str:
-    return f"{PATTERNS[pattern]}_{'chain' if chain else 'free'}_b{blocks}_t{threads}"
+def _name(pattern: int, chain: int, blocks: int, threads: int, lines: int = LINES) -> str:
+    return f"{PATTERNS[pattern]}_{'chain' if chain else 'free'}_b{blocks}_t{threads}" + \
+        (f"_n{lines}" if lines != LINES else "")
+
+
+def _cases() -> list:
+    return LINE_CASES if os.environ.get("FEW_SM_LINES") else CASES
 
 
 def _kernel(module=None) -> object:
@@ -62,34 +72,35 @@ def _kernel(module=None) -> object:
 
 
 def _args(np, case: tuple) -> tuple:
-    pattern, chain, blocks, threads = case
-    n = blocks * threads * LINES
+    pattern, chain, blocks, threads, lines = case
+    n = blocks * threads * lines
     a = (np.arange(n) % 7).astype(np.float32)
-    return blocks, threads, (a, np.zeros(blocks * threads, np.float32), np.int64(LINES), np.int64(pattern),
+    return blocks, threads, (a, np.zeros(blocks * threads, np.float32), np.int64(lines), np.int64(pattern),
                              np.int64(chain), np.int64(0))
 
 
 def once() -> None:
     cuda, np = hw_probe.numba_cuda()
     k = _kernel()
-    for case in CASES:
+    for case in _cases():
         grid, threads, args = _args(np, case)
         k[grid, threads](cuda.to_device(args[0]), cuda.to_device(args[1]), *args[2:])
         cuda.synchronize()
 
 
 def _case(r: dict) -> tuple:
-    return r["pattern"], r["chain"], r["blocks"], r["threads"]
+    return r["pattern"], r["chain"], r["blocks"], r["threads"], r.get("lines", LINES)
 
 
 def run(out_path: str, ncu: str) -> None:
     script = str(pathlib.Path(__file__).resolve())
-    rows = [dict(name=_name(*c), pattern=c[0], chain=c[1], blocks=c[2], threads=c[3], metrics=m)
-            for c, m in zip(CASES, hw_probe.ncu_profile(ncu, script, METRICS, len(CASES)))]
+    cases = _cases()
+    rows = [dict(name=_name(*c), pattern=c[0], chain=c[1], blocks=c[2], threads=c[3], lines=c[4], metrics=m)
+            for c, m in zip(cases, hw_probe.ncu_profile(ncu, script, METRICS, len(cases)))]
     for r in rows:
         m = r["metrics"]
-        print(f"{r['name']:22s} {m['gpu__time_duration.sum'] / 1e3:8.2f} us  "
-              f"{m['sm__cycles_active.max'] / LINES:8.1f} active cycles a line  "
+        print(f"{r['name']:26s} {m['gpu__time_duration.sum'] / 1e3:8.2f} us  "
+              f"{m['sm__cycles_active.max'] / r['lines']:8.1f} active cycles a line  "
               f"DRAM {m['dram__bytes_read.sum'] / 1e3:8.1f} KB  " + hw_probe.top_stalls(m), flush=True)
     hw_probe.write(out_path, rows=rows, lines=LINES)
 
