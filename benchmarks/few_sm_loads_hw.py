@@ -107,14 +107,7 @@ def run(out_path: str, ncu: str) -> None:
 
 def simulated(rows: list, **kw) -> list:
     """smsim's rows for the H200's ``rows`` (``kw``: :func:`hw_probe.simulated`'s)."""
-    import numpy as np
-
-    from smsim import cuda
-
-    def launch(r: dict) -> tuple:
-        grid, threads, args = _args(np, _case(r))
-        return _kernel(cuda), grid, threads, args
-    return hw_probe.simulated(rows, launch, complete=False, **kw)
+    return hw_probe.simulated_source(rows, _kernel, lambda np, r: _args(np, _case(r)), **kw)
 
 
 def simulate(path: str) -> None:

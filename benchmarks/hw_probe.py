@@ -242,6 +242,21 @@ def simulated(rows: list, launch: Callable[[dict], tuple], **kw: Any) -> list:
     return out
 
 
+def simulated_source(rows: list, kernel: Callable[[Any], Any], args_of: Callable[[Any, dict], tuple],
+                     **kw: Any) -> list:
+    """:func:`simulated` for a probe whose one kernel is ``kernel(module)`` (:func:`jit_source` of its source
+    for ``smsim.cuda``) and whose row's launch is ``args_of(numpy, row)``: ``(grid, block, args)``; the blocks
+    not timed are not run."""
+    import numpy as np
+
+    from smsim import cuda
+
+    def launch(r: dict) -> tuple:
+        grid, threads, args = args_of(np, r)
+        return kernel(cuda), grid, threads, args
+    return simulated(rows, launch, complete=False, **kw)
+
+
 def print_durations(path: str, simulate_rows: Callable[[list], list], width: int = 14,
                     label: Callable[[dict], str] = lambda r: r["name"]) -> None:
     """Each row recorded in the probe's JSON at ``path`` beside smsim's (``simulate_rows``, a probe's
