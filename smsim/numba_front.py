@@ -266,9 +266,10 @@ def _feed_value(h: Any, v: Any, seen: set, names: set) -> bool:
         return True
     if isinstance(v, types.ModuleType):
         h.update(f"module {v.__name__}".encode())
-        if v.__name__.split(".")[0] in _LIBRARIES or v.__name__ in _LIBRARIES or id(v) in seen:
+        here = (id(v), frozenset(names))      # the same module read for other names is fed again
+        if v.__name__.split(".")[0] in _LIBRARIES or v.__name__ in _LIBRARIES or here in seen:
             return True
-        seen.add(id(v))
+        seen.add(here)
         for name in sorted(names):            # what the kernel reads as module.name
             if hasattr(v, name):
                 h.update(f"attr {name}:".encode())

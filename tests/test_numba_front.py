@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -389,3 +390,26 @@ def test_warpsize_is_ptxs_warp_sz_constant(compiler: str) -> None:
     out = np.zeros(96, np.int64)
     smsim.launch(_warps_of, 1, 96, (out,), config="h200", compiler=compiler)
     assert np.array_equal(out, np.arange(96) // 32 * 100 + np.arange(96) % 32)
+
+
+_CONSTS = types.ModuleType("_consts")
+_CONSTS.SCALE = 2.0
+_CONSTS.SHIFT = 1.0
+
+
+@cuda.jit(device=True)
+def _shifted(v):
+    return v + _CONSTS.SHIFT
+
+
+@cuda.jit
+def _scaled_shifted(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = _shifted(x[i]) * _CONSTS.SCALE
+
+
+def test_the_cache_key_follows_each_attribute_of_a_module_the_kernel_and_its_device_functions_read(monkeypatch):
+    before = numba_front._fingerprint(_scaled_shifted.py_func)
+    monkeypatch.setattr(_CONSTS, "SHIFT", 3.0)       # read by the device function only
+    assert numba_front._fingerprint(_scaled_shifted.py_func) != before
